@@ -1,0 +1,5 @@
+"""``python -m git_gasp``: the same entry point as the ``git-gasp`` script."""
+
+from git_gasp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,112 @@
+"""The ``git gasp`` command line: parse, call one function, render, return a code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+
+from git_gasp import FOLD_SEMANTICS, __version__, gitrepo, output
+from git_gasp.errors import FINDINGS, OK
+from git_gasp.shell import handle_errors
+
+_PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of text.")
+
+
+def agent_root(path: str | None) -> str:
+    """An explicit PATH is taken literally (as the reference checker does);
+    without one, the current directory, or the top of its work tree when the
+    current directory is not itself an agent repository."""
+    if path is not None:
+        if not os.path.isdir(path):
+            raise click.BadParameter(f"{path}: no such directory", param_hint="PATH")
+        return path
+    if os.path.exists("AGENT.md") or os.path.exists("state"):
+        return "."
+    try:
+        return gitrepo.run(".", ["rev-parse", "--show-toplevel"]).decode().strip() or "."
+    except gitrepo.GitError:
+        return "."
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="git-gasp")
+def cli() -> None:
+    """git-gasp: keep an AI agent's state in git, the GASP way.
+
+    Reads and checks GASP repositories (an event log that folds into a graph,
+    identity, skills, memory) exactly as the reference runtime and conformance
+    checker do. Exit status: 0 ok, 1 findings, 2 bad usage or input,
+    3 internal error, 130 interrupted.
+    """
+
+
+@cli.command()
+@_PATH
+@click.option("--fixture", is_flag=True, help="Also assert the canonical fixture's four facts.")
+@_JSON
+@click.option("--no-cache", is_flag=True, help="Walk all history; ignore remembered check 4 verdicts.")
+def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int:
+    """Run the seven GASP conformance checks on the agent repository at PATH."""
+    from git_gasp.checking import run_all
+    from git_gasp.core.report import render_json, render_text
+
+    repo = agent_root(path)
+    reports = run_all(repo, fixture=fixture, use_cache=not no_cache)
+    if as_json:
+        output.data_json(render_json(reports, repo, fixture))
+    else:
+        output.data(render_text(reports, f"git-gasp check {__version__} — folding with {FOLD_SEMANTICS}"))
+    return OK if all(r.passed for r in reports) else FINDINGS
+
+
+@cli.command(name="fold")
+@_PATH
+@click.option("--at", "at", metavar="EVENT_ID", help="Fold the log only through this event.")
+@click.option("--strict", is_flag=True, help="Fail on an op that names a missing node (0.4.2 semantics).")
+@_JSON
+@click.option(
+    "--graph-out",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Write the graph JSON (reference layout, sorted keys) to FILE.",
+)
+def fold_cmd(path: str | None, at: str | None, strict: bool, as_json: bool, graph_out: str | None) -> int:
+    """Fold the event log at PATH into the graph and summarize it."""
+    from git_gasp.folding import fold_repo, write_graph
+
+    summary = fold_repo(agent_root(path), at=at, strict=strict)
+    if graph_out:
+        write_graph(summary, graph_out)
+    if as_json:
+        output.data_json(summary.to_value())
+    else:
+        output.data(summary.to_text())
+    return OK
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(file_okay=False))
+@_JSON
+def fixture(directory: str, as_json: bool) -> int:
+    """Write the canonical GASP fixture to DIRECTORY as a committed git repository."""
+    from git_gasp.fixture import write_fixture
+
+    commit = write_fixture(directory)
+    if as_json:
+        output.data_json({"directory": directory, "commit": commit})
+    else:
+        output.data(f"fixture written to {directory} (commit {commit[:12]})")
+        output.diag(f"check it with: git gasp check --fixture {directory}")
+    return OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``git-gasp`` script and ``python -m git_gasp``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    with handle_errors() as result:
+        result.code = cli.main(args, prog_name="git-gasp", standalone_mode=False)
+    return result.code

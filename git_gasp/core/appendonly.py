@@ -1,0 +1,258 @@
+"""Check 4's rule, on plain values: append-only files only grow at their end.
+
+The rule, per commit C and append-only path (see git-gasp-check(1)):
+
+* one parent P: C's version must extend P's version (the reference's
+  "string prefix" test, with invalid UTF-8 read lossily as the reference does);
+* a merge: let B be the longest common prefix of the parents' versions, cut
+  back to a line end. C's version must start with B, and every line each
+  parent added after B must still be there, in order (a union merge of two
+  branches that each appended passes; dropping or editing a line fails);
+* a version that disappears while a parent had it is a deletion; a version
+  that appears where no parent had it starts a fresh chain.
+
+On a linear history this gives the reference's verdicts. Verification avoids
+reading every version: a version that is a prefix of an already-read newer
+version ("anchor") is recognized by hashing that prefix as a git blob and
+comparing object ids, so a linear history costs one blob read plus hashing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
+
+
+class Blob(NamedTuple):
+    oid: str
+    size: int
+
+
+class Transition(NamedTuple):
+    commit: str
+    parents: tuple[str, ...]
+    child: Blob | None  # the path's blob at the commit, None if absent
+    parent_blobs: tuple[Blob | None, ...]
+
+    def key(self) -> str:
+        """Content address of the transition: a verdict on it can never go stale."""
+        parents = ",".join(b.oid if b else "-" for b in self.parent_blobs)
+        return f"{parents}>{self.child.oid if self.child else '-'}"
+
+
+class Outcome(NamedTuple):
+    failures: tuple[str, ...]
+    verified: frozenset[str]  # keys of transitions found append-only
+
+
+def lossy(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def extends(prev: bytes, new: bytes) -> bool:
+    """``new`` keeps ``prev`` as its start (the reference's lossy string prefix)."""
+    if new.startswith(prev):
+        try:
+            prev.decode("utf-8")
+            return True
+        except UnicodeDecodeError:
+            pass
+    return lossy(new).startswith(lossy(prev))
+
+
+def _common_prefix(texts: list[str]) -> str:
+    if not texts:
+        return ""
+    lo, hi = min(texts), max(texts)
+    n = 0
+    while n < len(lo) and lo[n] == hi[n]:
+        n += 1
+    base = lo[:n]
+    return base[: base.rfind("\n") + 1]
+
+
+def _kept(added: list[str], tail: list[str]) -> bool:
+    """Every added line appears in ``tail`` in order (an unterminated last line
+    may have been extended)."""
+    pos = 0
+    for i, line in enumerate(added):
+        partial = i == len(added) - 1 and not line.endswith("\n")
+        while pos < len(tail) and not (
+            tail[pos] == line or (partial and tail[pos].startswith(line))
+        ):
+            pos += 1
+        if pos == len(tail):
+            return False
+        pos += 1
+    return True
+
+
+def merge_problem(parents: list[bytes | None], merged: bytes) -> int | None:
+    """None if ``merged`` obeys the merge rule; -1 if it edits the common base;
+    else the index of a parent whose added lines were dropped."""
+    texts = [lossy(p) if p is not None else "" for p in parents]
+    base = _common_prefix(texts)
+    result = lossy(merged)
+    if not result.startswith(base):
+        return -1
+    tail = _lines(result[len(base) :])
+    for i, text in enumerate(texts):
+        if not _kept(_lines(text[len(base) :]), tail):
+            return i
+    return None
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split on ``\\n`` only, terminators kept."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def blob_id(data: bytes | memoryview, size: int, hash_name: str) -> str:
+    digest = hashlib.new(hash_name)
+    digest.update(b"blob %d\0" % size)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+class _Anchors:
+    """Contents read so far, and which versions are known prefixes of them."""
+
+    def __init__(self, read_blob: Callable[[str], bytes], hash_name: str) -> None:
+        self.read_blob = read_blob
+        self.hash_name = hash_name
+        self.data: dict[str, bytes] = {}
+        self.usable: dict[str, bool] = {}  # anchor is valid UTF-8
+        self.prefix_of: dict[str, str] = {}  # version oid -> anchor oid
+
+    def read(self, oid: str) -> bytes:
+        data = self.data.get(oid)
+        if data is None:
+            data = self.data[oid] = self.read_blob(oid)
+        return data
+
+    def anchor(self, blob: Blob) -> str | None:
+        """An anchor that ``blob`` is a clean prefix of (reading it if needed)."""
+        known = self.prefix_of.get(blob.oid)
+        if known is not None:
+            return known
+        data = self.read(blob.oid)
+        if blob.oid not in self.usable:
+            try:
+                data.decode("utf-8")
+                self.usable[blob.oid] = True
+            except UnicodeDecodeError:
+                self.usable[blob.oid] = False
+        if not self.usable[blob.oid]:
+            return None
+        self.prefix_of[blob.oid] = blob.oid
+        return blob.oid
+
+    def test(self, blob: Blob, anchor: str) -> bool:
+        if self.prefix_of.get(blob.oid) == anchor:
+            return True
+        data = self.data[anchor]
+        size = blob.size
+        if size > len(data) or (size < len(data) and data[size] & 0xC0 == 0x80):
+            return False
+        if blob_id(memoryview(data)[:size], size, self.hash_name) != blob.oid:
+            return False
+        self.prefix_of[blob.oid] = anchor
+        return True
+
+    def test_many(self, blobs: Iterable[Blob], anchor: str) -> None:
+        """Hash many candidate prefixes of one anchor, in parallel threads."""
+        todo = [b for b in {b.oid: b for b in blobs}.values() if b.oid not in self.prefix_of]
+        if len(todo) < 8:
+            return
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(lambda b: self.test(b, anchor), todo))
+
+
+def verify(
+    path: str,
+    transitions: list[Transition],
+    read_blob: Callable[[str], bytes],
+    hash_name: str = "sha1",
+    known: frozenset[str] = frozenset(),
+) -> Outcome:
+    """Judge every transition of one path (given oldest first)."""
+    found: dict[int, str] = {}
+    linear: list[int] = []
+    merges: list[int] = []
+    for i, t in enumerate(transitions):
+        present = [b for b in t.parent_blobs if b is not None]
+        if t.child is None:
+            if present:
+                found[i] = f"{path}: deleted in commit {t.commit[:7]}"
+            continue
+        if not present or all(b.oid == t.child.oid for b in present) or t.key() in known:
+            continue
+        (linear if len(t.parent_blobs) == 1 else merges).append(i)
+    anchors = _Anchors(read_blob, hash_name)
+    verified = {transitions[i].key() for i in linear + merges}
+    if linear:
+        newest = transitions[linear[-1]].child
+        assert newest is not None
+        first = anchors.anchor(newest)
+        if first is not None:
+            blobs = [b for i in linear for b in (transitions[i].child, transitions[i].parent_blobs[0])]
+            anchors.test_many((b for b in blobs if b is not None), first)
+    for i in reversed(linear):
+        if not _linear_ok(transitions[i], anchors):
+            found[i] = f"{path}: commit {transitions[i].commit[:7]} edits existing lines (not append-only)"
+    for i in merges:
+        problem = _merge_check(transitions[i], anchors)
+        if problem is not None:
+            found[i] = f"{path}: {problem}"
+    for i in found:
+        verified.discard(transitions[i].key())
+    return Outcome(tuple(found[i] for i in sorted(found)), frozenset(verified))
+
+
+def _linear_ok(t: Transition, anchors: _Anchors) -> bool:
+    child, parent = t.child, t.parent_blobs[0]
+    assert child is not None and parent is not None
+    anchor = anchors.anchor(child)
+    if anchor is not None and parent.size <= child.size and anchors.test(parent, anchor):
+        return True
+    return extends(anchors.read(parent.oid), anchors.read(child.oid))
+
+
+def _merge_check(t: Transition, anchors: _Anchors) -> str | None:
+    child = t.child
+    assert child is not None
+    anchor = anchors.anchor(child)
+    if anchor is not None and all(
+        b is None or (b.size <= child.size and anchors.test(b, anchor)) for b in t.parent_blobs
+    ):
+        return None
+    contents = [anchors.read(b.oid) if b is not None else None for b in t.parent_blobs]
+    problem = merge_problem(contents, anchors.read(child.oid))
+    if problem is None:
+        return None
+    if problem < 0:
+        return f"merge {t.commit[:7]} edits lines its parents share (not append-only)"
+    return f"merge {t.commit[:7]} drops lines that parent {t.parents[problem][:7]} added (not append-only)"
+
+
+def worktree_problem(
+    path: str, committed: Blob, on_disk: bytes, read_blob: Callable[[str], bytes], hash_name: str
+) -> str | None:
+    """The work tree copy must extend the committed version (uncommitted appends are fine)."""
+    try:
+        on_disk.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{path}: working tree unreadable: stream did not contain valid UTF-8"
+    size = committed.size
+    if size <= len(on_disk) and blob_id(memoryview(on_disk)[:size], size, hash_name) == committed.oid:
+        if size == len(on_disk) or on_disk[size] & 0xC0 != 0x80:
+            return None
+    if lossy(on_disk).startswith(lossy(read_blob(committed.oid))):
+        return None
+    return f"{path}: working tree edits committed lines"

@@ -1,0 +1,142 @@
+"""The GASP event envelope (REFERENCE §1): parse, serialize, round-trip."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from git_gasp.core.jsonvalue import Json, JsonError, Parser, dumps, type_name
+
+ENVELOPE_KEYS = (
+    "id",
+    "schema_version",
+    "ts_ms",
+    "actor",
+    "kind",
+    "payload",
+    "causation_id",
+    "correlation_id",
+)
+_REQUIRED = ("id", "schema_version", "ts_ms", "actor", "kind", "payload")
+_U32_MAX = 2**32 - 1
+_I64 = (-(2**63), 2**63 - 1)
+OPS_APPLIED = "state.ops_applied"
+
+
+class Actor(NamedTuple):
+    kind: str
+    id: str
+
+
+class Event(NamedTuple):
+    """One line of ``state/events.jsonl``. ``payload`` is never mutated."""
+
+    id: str
+    schema_version: int
+    ts_ms: int
+    actor: Actor
+    kind: str
+    payload: Json
+    causation_id: str | None
+    correlation_id: str | None
+
+
+class EventError(ValueError):
+    """A line that the reference's typed ``Event`` parser refuses."""
+
+    def __init__(self, msg: str, torn: bool = False) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.torn = torn
+
+
+def _int_in(value: object, lo: int, hi: int, expected: str) -> int:
+    if type(value) is not int:
+        raise EventError(f"invalid type: {type_name(value)}, expected {expected}")
+    if not lo <= value <= hi:
+        raise EventError(f"invalid value: integer `{value}`, expected {expected}")
+    return value
+
+
+def _string(value: object, expected: str = "a string") -> str:
+    if type(value) is not str:
+        raise EventError(f"invalid type: {type_name(value)}, expected {expected}")
+    return value
+
+
+def _opt_string(value: object) -> str | None:
+    return None if value is None else _string(value, "a string or null")
+
+
+def _actor(value: object, parser: Parser) -> Actor:
+    if type(value) is not dict:
+        raise EventError(f"invalid type: {type_name(value)}, expected struct ActorRef")
+    dup = parser.duplicate_key(value)
+    if dup in ("kind", "id"):
+        raise EventError(f"duplicate field `{dup}`")
+    for key in ("kind", "id"):
+        if key not in value:
+            raise EventError(f"missing field `{key}`")
+    return Actor(_string(value["kind"]), _string(value["id"]))
+
+
+def event_from_value(value: Json, parser: Parser) -> Event:
+    """Typed parse of an already-parsed line (``parser`` did the parsing)."""
+    if type(value) is not dict:
+        raise EventError(f"invalid type: {type_name(value)}, expected struct Event")
+    assert isinstance(value, dict)
+    dup = parser.duplicate_key(value)
+    if dup in ENVELOPE_KEYS:
+        raise EventError(f"duplicate field `{dup}`")
+    for key in _REQUIRED:
+        if key not in value:
+            raise EventError(f"missing field `{key}`")
+    return Event(
+        _string(value["id"]),
+        _int_in(value["schema_version"], 0, _U32_MAX, "u32"),
+        _int_in(value["ts_ms"], _I64[0], _I64[1], "i64"),
+        _actor(value["actor"], parser),
+        _string(value["kind"]),
+        value["payload"],
+        _opt_string(value.get("causation_id")),
+        _opt_string(value.get("correlation_id")),
+    )
+
+
+def parse_event(line: str, parser: Parser | None = None) -> Event:
+    """Parse one log line exactly as the reference ``Event`` deserializer does."""
+    parser = parser or Parser()
+    try:
+        value = parser.loads(line)
+    except JsonError as exc:
+        raise EventError(exc.msg, torn=exc.at_end) from None
+    return event_from_value(value, parser)
+
+
+def event_to_value(event: Event) -> dict[str, Any]:
+    """The typed event re-serialized to a generic value (all eight keys)."""
+    return {
+        "id": event.id,
+        "schema_version": event.schema_version,
+        "ts_ms": event.ts_ms,
+        "actor": {"kind": event.actor.kind, "id": event.actor.id},
+        "kind": event.kind,
+        "payload": event.payload,
+        "causation_id": event.causation_id,
+        "correlation_id": event.correlation_id,
+    }
+
+
+def encode_event(event: Event) -> str:
+    """One compact log line (without ``\\n``) in the runtime's key order.
+
+    The envelope is written in declaration order and the payload with sorted
+    keys, as yoagent-state does; the reference parser reads it back equal.
+    """
+    return (
+        f'{{"id":{dumps(event.id)},"schema_version":{event.schema_version},'
+        f'"ts_ms":{event.ts_ms},"actor":{{"kind":{dumps(event.actor.kind)},'
+        f'"id":{dumps(event.actor.id)}}},"kind":{dumps(event.kind)},'
+        f'"payload":{dumps(event.payload, sort_keys=True)},'
+        f'"causation_id":{dumps(event.causation_id)},'
+        f'"correlation_id":{dumps(event.correlation_id)}}}'
+    )

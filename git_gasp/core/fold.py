@@ -1,0 +1,154 @@
+"""The fold (REFERENCE §2.3, §2.4): events in line order -> graph.
+
+Lenient by default, as yoagent-state 0.5.2+: an op naming a missing node is
+skipped, reported, and not counted in ``version``. ``strict=True`` is the
+0.4.2 / ``replay_strict`` behaviour: the first such op aborts the fold.
+A malformed ``state.ops_applied`` payload is an error in both modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple, assert_never
+
+
+from git_gasp.core.event import OPS_APPLIED, Event
+from git_gasp.core.graph import Graph, Node, Relation
+from git_gasp.core.jsonvalue import Json
+from git_gasp.core.ops import (
+    AttachArtifact,
+    CreateNode,
+    CreateRelation,
+    DeleteRelation,
+    MarkStale,
+    Op,
+    OpsError,
+    TombstoneNode,
+    UpdateNode,
+    parse_ops,
+)
+
+
+class SkippedOp(NamedTuple):
+    event_id: str  # the event carrying the op (the reference does not record it)
+    index: int  # position of the op within its batch
+    op: str  # variant name, e.g. "UpdateNode"
+    node: str  # the missing node id
+    reason: str  # what the strict fold would have said
+
+    def note(self) -> str:
+        """The checker's note text for this skip (check 2)."""
+        return (
+            f"{self.op} at batch index {self.index} skipped — {self.reason}. The log is "
+            "readable but malformed; a conformant runtime folds past this, and so does this check"
+        )
+
+
+class FoldError(ValueError):
+    """A fold that cannot complete: malformed payload, or (strict) a missing node."""
+
+    def __init__(self, msg: str, event_id: str) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.event_id = event_id
+
+
+class FoldResult(NamedTuple):
+    graph: Graph
+    skipped: tuple[SkippedOp, ...]
+    events: int
+    ops: int
+
+
+def merge(target: Json, patch: Json) -> Json:
+    """Deep merge as the runtime does it: null sets, non-objects replace.
+
+    Returns a new value; ``target`` and ``patch`` are left untouched.
+    """
+    if type(target) is dict and type(patch) is dict:
+        assert isinstance(target, dict) and isinstance(patch, dict)
+        out = dict(target)
+        for key, value in patch.items():
+            out[key] = merge(out.get(key), value) if key in out else value
+        return out
+    return patch
+
+
+class Folder:
+    """An incremental fold; feed events with :meth:`apply`, read :meth:`graph`."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+        self.nodes: dict[str, Node] = {}
+        self.relations: list[Relation] = []
+        self.version = 0
+        self.skipped: list[SkippedOp] = []
+        self.events = 0
+        self.ops = 0
+
+    def apply(self, event: Event) -> None:
+        self.events += 1
+        if event.kind != OPS_APPLIED:
+            return
+        try:
+            ops = parse_ops(event.payload)
+        except OpsError as exc:
+            raise FoldError(f"invalid event payload for {OPS_APPLIED}: {exc}", event.id) from None
+        self.apply_ops(ops, event.id)
+
+    def apply_ops(self, ops: Iterable[Op], event_id: str) -> None:
+        for index, op in enumerate(ops):
+            self.ops += 1
+            missing = self._apply(op)
+            if missing is None:
+                self.version += 1
+                continue
+            reason = f"node not found: {missing}"
+            if self.strict:
+                raise FoldError(reason, event_id)
+            self.skipped.append(SkippedOp(event_id, index, type(op).__name__, missing, reason))
+
+    def _apply(self, op: Op) -> str | None:
+        """Apply one op; return the missing node id if it needs one that is absent."""
+        nodes = self.nodes
+        if isinstance(op, CreateNode):
+            nodes[op.id] = Node(op.id, op.kind, op.props)
+        elif isinstance(op, CreateRelation):
+            self.relations.append(Relation(op.from_, op.rel, op.to, op.props))
+        elif isinstance(op, DeleteRelation):
+            key = (op.from_, op.rel, op.to)
+            self.relations = [r for r in self.relations if r[:3] != key]
+        elif isinstance(op, UpdateNode | TombstoneNode | MarkStale | AttachArtifact):
+            node = nodes.get(op.id)
+            if node is None:
+                return op.id
+            nodes[op.id] = _update(node, op)
+        else:
+            assert_never(op)
+        return None
+
+    def graph(self) -> Graph:
+        return Graph(dict(self.nodes), tuple(self.relations), self.version)
+
+    def result(self) -> FoldResult:
+        return FoldResult(self.graph(), tuple(self.skipped), self.events, self.ops)
+
+
+def _update(node: Node, op: UpdateNode | TombstoneNode | MarkStale | AttachArtifact) -> Node:
+    if isinstance(op, UpdateNode):
+        return node._replace(props=merge(node.props, op.props))
+    if isinstance(op, TombstoneNode):
+        return node._replace(
+            tombstoned=True, props=merge(node.props, {"tombstone_reason": op.reason})
+        )
+    if isinstance(op, MarkStale):
+        return node._replace(stale=True, props=merge(node.props, {"stale_reason": op.reason}))
+    return node._replace(artifacts=node.artifacts + (op.artifact,))
+
+
+def fold(events: Iterable[Event], strict: bool = False) -> FoldResult:
+    """Fold events in order. Raises :class:`FoldError` on a malformed payload."""
+    folder = Folder(strict)
+    for event in events:
+        folder.apply(event)
+    return folder.result()

@@ -1,0 +1,203 @@
+"""JSON as the reference reads it: serde_json's rules, in Python.
+
+The reference runtime and checker parse JSON with ``serde_json``. Python's
+``json`` module agrees on almost everything; this module closes the gaps that
+change a verdict (Appendix A of REFERENCE.md):
+
+* ``NaN``/``Infinity`` literals and float overflow are errors;
+* integers beyond i64/u64 become floats (serde_json has no big integers);
+* unpaired UTF-16 surrogate escapes are errors;
+* nesting deeper than serde_json's recursion limit is an error;
+* equality is type-strict: ``1``, ``1.0`` and ``true`` are three values.
+
+Values are plain ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``
+and are treated as immutable everywhere in git-gasp: nothing mutates a parsed
+value in place, so values can be shared without copying.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Union
+
+Json = Union[None, bool, int, float, str, list[Any], dict[str, Any]]
+
+_U64_MAX = 2**64 - 1
+_I64_MIN = -(2**63)
+# serde_json's remaining_depth starts at 128 and fails when it reaches 0.
+MAX_DEPTH = 127
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONG_DIGITS = re.compile(r"\d{20}")
+
+
+class JsonError(ValueError):
+    """Text that serde_json would refuse; ``pos`` is a 0-based offset or -1."""
+
+    def __init__(self, msg: str, pos: int = -1, at_end: bool = False) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.pos = pos
+        self.at_end = at_end
+
+
+def _reject_constant(name: str) -> Any:
+    raise JsonError(f"{name} is not valid JSON")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise JsonError("number out of range")
+    return value
+
+
+def _serde_int(text: str) -> int | float:
+    value = int(text)
+    if _I64_MIN <= value <= _U64_MAX:
+        return value
+    return _float(text)
+
+
+class Parser:
+    """One decoder that also remembers which objects had duplicate keys.
+
+    serde_json keeps the last value of a duplicated key in a generic value but
+    refuses a duplicated *struct field*; callers ask :meth:`duplicate_key` about
+    the objects that are structs to them (the envelope, ``actor``, a pack).
+    """
+
+    def __init__(self) -> None:
+        self._dups: list[tuple[dict[str, Any], str]] = []
+        self._fast = json.JSONDecoder(
+            parse_float=_float,
+            parse_constant=_reject_constant,
+            object_pairs_hook=self._pairs,
+        )
+        self._wide = json.JSONDecoder(
+            parse_float=_float,
+            parse_int=_serde_int,
+            parse_constant=_reject_constant,
+            object_pairs_hook=self._pairs,
+        )
+
+    def _pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self._dups.append((obj, key))
+                    break
+                seen.add(key)
+        return obj
+
+    def loads(self, text: str) -> Json:
+        """Parse one JSON document the way serde_json would."""
+        self._dups = []
+        decoder = self._wide if _LONG_DIGITS.search(text) else self._fast
+        try:
+            value: Json = decoder.decode(text)
+        except json.JSONDecodeError as exc:
+            at_end = exc.pos >= len(text.rstrip(" \t\n\r"))
+            raise JsonError(
+                f"{exc.msg} at line {exc.lineno} column {exc.colno}", exc.pos, at_end
+            ) from None
+        except RecursionError:
+            raise JsonError("recursion limit exceeded") from None
+        if text.count("[") + text.count("{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
+            raise JsonError("recursion limit exceeded")
+        if _SURROGATE_ESCAPE.search(text) and not _valid_strings(value):
+            raise JsonError("lone surrogate in hex escape")
+        return value
+
+    def duplicate_key(self, obj: object) -> str | None:
+        """The first duplicated key of ``obj`` in the last parse, if any."""
+        for candidate, key in self._dups:
+            if candidate is obj:
+                return key
+        return None
+
+
+def depth(value: Json) -> int:
+    """Nesting depth of arrays/objects (a scalar is 0)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        level += 1
+        deepest = max(deepest, level)
+        stack.extend((child, level) for child in children)
+    return deepest
+
+
+def _valid_strings(value: Json) -> bool:
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def loads(text: str) -> Json:
+    """Parse ``text`` with serde_json's rules (duplicate keys: last one wins)."""
+    return Parser().loads(text)
+
+
+def dumps(value: Json, *, sort_keys: bool = False) -> str:
+    """Compact JSON, non-ASCII written raw, as serde_json writes it."""
+    return json.dumps(
+        value, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys, allow_nan=False
+    )
+
+
+def equal(a: Json, b: Json) -> bool:
+    """serde_json ``Value`` equality: type-strict for numbers and booleans."""
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is dict:
+        assert isinstance(a, dict) and isinstance(b, dict)
+        if len(a) != len(b):
+            return False
+        for key, val in a.items():
+            if key not in b or not equal(val, b[key]):
+                return False
+        return True
+    if ta is list:
+        assert isinstance(a, list) and isinstance(b, list)
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def type_name(value: object) -> str:
+    """How serde_json names a value's type in its error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean `{str(value).lower()}`"
+    if isinstance(value, int):
+        return f"integer `{value}`"
+    if isinstance(value, float):
+        return f"floating point `{value!r}`"
+    if isinstance(value, str):
+        return f"string {dumps(value)}"
+    if isinstance(value, list):
+        return "sequence"
+    return "map"

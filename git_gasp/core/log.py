@@ -1,0 +1,143 @@
+"""The event log as text: line splitting, blank lines, parsing, torn tails.
+
+Two numberings exist (REFERENCE §11.28): checker messages count *non-blank*
+lines, the store's errors count *physical* lines. :class:`LogLine` carries both.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from git_gasp.core.event import (
+    ENVELOPE_KEYS,
+    Event,
+    EventError,
+    event_from_value,
+    event_to_value,
+)
+from git_gasp.core.jsonvalue import Json, JsonError, Parser, equal
+
+# Rust's char::is_whitespace (Unicode White_Space); str.strip() would also
+# strip \x1c-\x1f, which Rust keeps.
+RUST_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+class LogLine(NamedTuple):
+    index: int  # 1-based among non-blank lines (checker numbering)
+    physical: int  # 1-based physical line number (store numbering)
+    text: str
+
+
+class LineError(NamedTuple):
+    line: LogLine
+    message: str
+    torn: bool  # the last line, cut off mid-JSON: a crash mid-append
+
+
+class ParsedLog(NamedTuple):
+    lines: tuple[LogLine, ...]
+    events: tuple[Event, ...]  # parsed events, in order (all lines if no errors)
+    errors: tuple[LineError, ...]
+    unterminated: bool  # the file does not end with "\n"
+    envelope_failures: tuple[str, ...]  # check 1's findings, in line order
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def log_lines(text: str) -> list[LogLine]:
+    """Split on ``\\n`` only (never ``str.splitlines``), drop blank lines."""
+    out: list[LogLine] = []
+    index = 0
+    for number, raw in enumerate(text.split("\n"), 1):
+        if raw.endswith("\r"):
+            raw = raw[:-1]
+        if raw.strip(RUST_WHITESPACE):
+            index += 1
+            out.append(LogLine(index, number, raw))
+    return out
+
+
+_ENVELOPE_SET = frozenset(ENVELOPE_KEYS)
+
+
+def parse_log(text: str) -> ParsedLog:
+    """Parse every non-blank line once: typed events, line errors, check 1."""
+    lines = log_lines(text)
+    parser = Parser()
+    events: list[Event] = []
+    errors: list[LineError] = []
+    envelope: list[str] = []
+    last = len(lines)
+    for line in lines:
+        try:
+            value = parser.loads(line.text)
+        except JsonError as exc:
+            errors.append(LineError(line, exc.msg, exc.at_end and line.index == last))
+            envelope.append(f"line {line.index}: not JSON: {exc.msg}")
+            continue
+        try:
+            event = event_from_value(value, parser)
+        except EventError as exc:
+            errors.append(LineError(line, exc.msg, False))
+            envelope.extend(_envelope_findings(line.index, value, None, exc.msg))
+            continue
+        events.append(event)
+        if not (type(value) is dict and value.keys() == _ENVELOPE_SET and _plain_actor(value)):
+            envelope.extend(_envelope_findings(line.index, value, event, None))
+    unterminated = bool(text) and not text.endswith("\n")
+    return ParsedLog(tuple(lines), tuple(events), tuple(errors), unterminated, tuple(envelope))
+
+
+def _plain_actor(value: dict[str, Json]) -> bool:
+    actor = value["actor"]
+    return type(actor) is dict and len(actor) == 2
+
+
+def _envelope_findings(n: int, value: Json, event: Event | None, error: str | None) -> list[str]:
+    """Check 1 for one line that is not plainly a well-formed envelope."""
+    if type(value) is not dict:
+        return [f"line {n}: not a JSON object"]
+    assert isinstance(value, dict)
+    out = [f"line {n}: missing envelope field `{key}`" for key in ENVELOPE_KEYS if key not in value]
+    out += [f"line {n}: unknown top-level field `{key}`" for key in value if key not in _ENVELOPE_SET]
+    if event is None:
+        out.append(f"line {n}: not a valid envelope: {error}")
+    elif not equal(event_to_value(event), value):
+        out.append(f"line {n}: does not round-trip structurally")
+    return out
+
+
+def describe_error(path: str, error: LineError) -> str:
+    """The store's wording: ``<path>:<physical line>: corrupt event: <err>``."""
+    text = f"{path}:{error.line.physical}: corrupt event: {error.message}"
+    if error.torn:
+        text += " (torn final line — likely a crash mid-append; truncate the last line to recover)"
+    return text
+
+
+def physical_line_count(data: bytes) -> int:
+    """Lines as ``split_inclusive('\\n')`` counts them (an unterminated tail counts)."""
+    if not data:
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def physical_prefix(data: bytes, count: int) -> bytes:
+    """The first ``count`` physical lines of ``data``, terminators included."""
+    end = 0
+    for _ in range(count):
+        nl = data.find(b"\n", end)
+        if nl < 0:
+            return data
+        end = nl + 1
+    return data[:end]
+
+
+def events_in_prefix(data: bytes, count: int) -> int:
+    """How many non-blank lines the first ``count`` physical lines hold."""
+    return len(log_lines(physical_prefix(data, count).decode("utf-8", "replace")))

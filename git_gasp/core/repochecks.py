@@ -1,0 +1,202 @@
+"""Checks 2 (replay, with snapshots) and 6 (restore, with identity).
+
+Both take what the adapter read from the work tree as plain values, so they
+run on literal data in tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import NamedTuple, Union
+
+from git_gasp.core.event import Event
+from git_gasp.core.fold import Folder, FoldError, FoldResult
+from git_gasp.core.graph import Graph, GraphError, graphs_equal, parse_graph
+from git_gasp.core.jsonvalue import JsonError, loads
+from git_gasp.core.log import events_in_prefix, physical_line_count, physical_prefix
+from git_gasp.core.manifest import declared_identity_hash
+from git_gasp.core.report import CheckReport
+
+FoldOutcome = Union[FoldResult, FoldError]
+
+
+class SnapshotFile(NamedTuple):
+    name: str  # the entry name under snapshots/
+    data: bytes | None  # graph.json bytes; None when the entry has no graph.json
+    error: str | None = None  # why graph.json could not be read
+
+
+class Identity(NamedTuple):
+    present: bool  # identity/ is a directory or IDENTITY.md a file
+    manifest: bytes | None  # AGENT.md bytes; None when AGENT.md is not a file
+    digest: str | None  # the recomputed identity hash
+    error: str | None = None  # why the digest could not be computed
+
+
+class _Seal(NamedTuple):
+    name: str
+    count: int  # events in the prefix
+    event_id: str | None
+    graph: Graph
+
+
+def check_replay(
+    events: tuple[Event, ...],
+    raw_log: bytes,
+    outcome: FoldOutcome,
+    snapshots: list[SnapshotFile] | None,
+    snapshots_error: str | None = None,
+) -> CheckReport:
+    """Check 2: the log folds; every snapshot equals the fold of its prefix."""
+    if isinstance(outcome, FoldError):
+        return CheckReport(2, (f"fold failed: {outcome.msg}",))
+    notes = [s.note() for s in outcome.skipped]
+    if snapshots_error is not None:
+        return CheckReport(2, (f"cannot read snapshots/: {snapshots_error}",), tuple(notes))
+    if snapshots is None:
+        notes.append("no snapshots/ — skipped seed check")
+        return CheckReport(2, (), tuple(notes))
+    failures: list[str] = []
+    seals: list[_Seal] = []
+    lines = physical_line_count(raw_log)
+    for snap in sorted(snapshots, key=lambda s: s.name):
+        if snap.data is None and snap.error is None:
+            notes.append(f"snapshot {snap.name}: no graph.json — not verified")
+            continue
+        problem, seal = _read_seal(snap, raw_log, lines, events)
+        if problem:
+            failures.append(f"snapshot {snap.name}: {problem}")
+        elif seal is not None:
+            seals.append(seal)
+    folder = Folder()
+    done = 0
+    for seal in sorted(seals, key=lambda s: s.count):
+        for event in events[done : seal.count]:
+            folder.apply(event)
+        done = seal.count
+        if not graphs_equal(folder.graph(), seal.graph):
+            failures.append(f"snapshot {seal.name}: snapshot differs from folding its log prefix")
+    return CheckReport(2, tuple(failures), tuple(notes))
+
+
+def _read_seal(
+    snap: SnapshotFile, raw_log: bytes, lines: int, events: tuple[Event, ...]
+) -> tuple[str | None, _Seal | None]:
+    """Verify one snapshot's record up to the graph comparison."""
+    if snap.error is not None or snap.data is None:
+        return f"unreadable: {snap.error}", None
+    try:
+        value = loads(snap.data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "unreadable: stream did not contain valid UTF-8", None
+    except JsonError as exc:
+        return f"not JSON: {exc.msg}", None
+    graph_v = value.get("graph") if isinstance(value, dict) else None
+    integrity = value.get("integrity") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or "graph" not in value or "integrity" not in value:
+        return "missing `graph` or `integrity` record", None
+    count = integrity.get("line_count") if isinstance(integrity, dict) else None
+    if type(count) is not int or not 0 <= count < 2**64:
+        return "integrity record missing numeric `line_count`", None
+    assert isinstance(integrity, dict)
+    sha = integrity.get("sha256")
+    if type(sha) is not str:
+        return "integrity record missing `sha256`", None
+    if count == 0 or count > lines:
+        return f"line_count {count} out of range (log has {lines} lines)", None
+    if hashlib.sha256(physical_prefix(raw_log, count)).hexdigest() != sha:
+        return "integrity hash mismatch (log prefix changed?)", None
+    k = events_in_prefix(raw_log, count)
+    event_id = integrity.get("event_id")
+    if type(event_id) is str and (k == 0 or events[k - 1].id != event_id):
+        return f"integrity event_id `{event_id}` is not the last event of the prefix", None
+    try:
+        graph = parse_graph(graph_v)
+    except GraphError as exc:
+        return f"graph does not parse: {exc}", None
+    return None, _Seal(snap.name, k, event_id if type(event_id) is str else None, graph)
+
+
+def check_restore(identity: Identity, outcome: FoldOutcome, fixture: bool) -> CheckReport:
+    """Check 6: manifest and identity present, identity hash verified, log folds."""
+    failures: list[str] = []
+    notes: list[str] = []
+    if identity.manifest is None:
+        failures.append("AGENT.md manifest missing")
+    if not identity.present:
+        failures.append(
+            "no identity/ directory or IDENTITY.md "
+            "(manifest-declared alternate locations are not yet checked)"
+        )
+    elif identity.manifest is not None:
+        _verify_identity(identity, failures, notes)
+    if isinstance(outcome, FoldError):
+        failures.append(f"fold failed: {outcome.msg}")
+    elif fixture:
+        failures.extend(fixture_findings(outcome.graph))
+    return CheckReport(6, tuple(failures), tuple(notes))
+
+
+def _verify_identity(identity: Identity, failures: list[str], notes: list[str]) -> None:
+    assert identity.manifest is not None
+    try:
+        text = identity.manifest.decode("utf-8")
+    except UnicodeDecodeError:
+        # The reference skips verification here (fail-open, REFERENCE §10.2);
+        # git-gasp fails closed: an unreadable digest is not a verified one.
+        failures.append("AGENT.md is not valid UTF-8 — its identity_hash cannot be read")
+        return
+    declared = declared_identity_hash(text)
+    if declared.raw is None:
+        failures.append(
+            "AGENT.md declares no identity_hash — restore cannot verify identity/ "
+            "(add `identity_hash: <sha256>` to the first fenced block)"
+        )
+    elif declared.value is None:
+        failures.append(
+            f"AGENT.md identity_hash is malformed: `{declared.raw}` is not 64 hex chars"
+        )
+    elif identity.digest is None:
+        failures.append(f"cannot compute identity hash: {identity.error}")
+    elif identity.digest != declared.value:
+        failures.append(
+            f"identity bytes do not match the manifest: declared {declared.value}, "
+            f"computed {identity.digest} (identity/ changed without a human-approved "
+            "manifest update)"
+        )
+    else:
+        notes.append("identity hash verified against identity bytes")
+
+
+def fixture_findings(graph: Graph) -> list[str]:
+    """The four facts of the canonical fixture (``--fixture``)."""
+
+    def prop(node_id: str, key: str) -> object:
+        node = graph.nodes.get(node_id)
+        props = node.props if node is not None else None
+        return props.get(key) if isinstance(props, dict) else None
+
+    def edge(source: str, rel: str, target: str) -> bool:
+        return any(r.to == target for r in graph.outgoing(source, rel))
+
+    def is_str(value: object, text: str) -> bool:
+        return type(value) is str and value == text
+
+    out = []
+    if "goal_retry" not in graph.nodes:
+        out.append("fixture: goal_retry missing")
+    if not edge("patch_9", "advances", "goal_retry"):
+        out.append("fixture: patch_9 --advances--> goal_retry missing")
+    if not is_str(prop("patch_9", "status"), "Promoted"):
+        out.append("fixture: patch_9.status != Promoted")
+    if not is_str(prop("patch_9", "references_commit"), "abc1234"):
+        out.append("fixture: patch_9.references_commit != abc1234")
+    if not edge("patch_9", "validated_by", "eval_5") or not is_str(
+        prop("eval_5", "status"), "Passed"
+    ):
+        out.append("fixture: patch_9 validated_by passed eval_5 missing")
+    if not edge("patch_9", "approved_by", "decision_3") or not is_str(
+        prop("decision_3", "status"), "Approved"
+    ):
+        out.append("fixture: patch_9 approved_by approved decision_3 missing")
+    return out

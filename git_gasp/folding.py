@@ -1,0 +1,104 @@
+"""``git gasp fold``: read a repository's log and fold it (or a prefix of it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from typing import Any, NamedTuple
+
+from git_gasp import worktree
+from git_gasp.core.event import Event
+from git_gasp.core.fold import FoldError, FoldResult, fold
+from git_gasp.core.graph import graph_to_value
+from git_gasp.core.log import describe_error, parse_log
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+
+FOLD_FORMAT = "git-gasp.fold/1"
+
+
+class FoldSummary(NamedTuple):
+    result: FoldResult
+    at: str | None
+    strict: bool
+
+    def to_value(self) -> dict[str, Any]:
+        graph = self.result.graph
+        return {
+            "format": FOLD_FORMAT,
+            "at": self.at,
+            "strict": self.strict,
+            "events": self.result.events,
+            "ops": self.result.ops,
+            "nodes": len(graph.nodes),
+            "relations": len(graph.relations),
+            "version": graph.version,
+            "skipped": [s._asdict() for s in self.result.skipped],
+            "node_kinds": dict(sorted(Counter(n.kind for n in graph.nodes.values()).items())),
+            "relation_kinds": dict(sorted(Counter(r.rel for r in graph.relations).items())),
+        }
+
+    def to_text(self) -> str:
+        v = self.to_value()
+        lines = [f"{key + ':':<16}{v[key]}" for key in ("events", "ops", "nodes", "relations", "version")]
+        lines.append(f"{'skipped ops:':<16}{len(v['skipped'])}")
+        for skip in self.result.skipped:
+            lines.append(f"  {skip.event_id}: {skip.op} at batch index {skip.index} — {skip.reason}")
+        for title, counts in (("node kinds:", v["node_kinds"]), ("relation kinds:", v["relation_kinds"])):
+            shown = ", ".join(f"{k} {n}" for k, n in counts.items()) or "none"
+            lines.append(f"{title:<16}{shown}")
+        if self.at:
+            lines.insert(0, f"{'through:':<16}{self.at}")
+        return "\n".join(lines)
+
+
+def load_events(repo: str) -> tuple[Event, ...]:
+    """All events of ``repo``'s log; a clear error (with the line) if it cannot be."""
+    data, error = worktree.read_log(repo)
+    if data is None:
+        raise GaspError(
+            f"{worktree.EVENTS_PATH}: {error}",
+            "run this in an agent repository, or pass its path",
+        )
+    log = parse_log(data.decode("utf-8"))
+    if log.errors:
+        first = log.errors[0]
+        hint = (
+            "git gasp repair removes an unterminated final line"
+            if first.torn
+            else "the log is append-only: fix the writer, never edit committed lines"
+        )
+        more = f" (and {len(log.errors) - 1} more)" if len(log.errors) > 1 else ""
+        raise GaspError(describe_error(worktree.EVENTS_PATH, first) + more, hint, FINDINGS)
+    return log.events
+
+
+def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSummary:
+    events = load_events(repo)
+    if at is not None:
+        ends = [i for i, e in enumerate(events) if e.id == at]
+        if not ends:
+            raise GaspError(f"unknown event id: {at}", "list ids with: git gasp fold --json", USAGE)
+        events = events[: ends[0] + 1]
+    try:
+        return FoldSummary(fold(events, strict), at, strict)
+    except FoldError as exc:
+        raise GaspError(
+            f"fold failed at event {exc.event_id}: {exc.msg}",
+            "without --strict, ops on missing nodes are skipped and reported" if strict else None,
+            FINDINGS,
+        ) from None
+
+
+def write_graph(summary: FoldSummary, dest: str) -> None:
+    """The graph in the reference layout, keys sorted, written atomically."""
+    text = json.dumps(graph_to_value(summary.result.graph), indent=2, sort_keys=True, ensure_ascii=False)
+    directory = os.path.dirname(os.path.abspath(dest))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".graph-", dir=directory)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        os.replace(tmp, dest)
+    except OSError as exc:
+        raise GaspError(f"{dest}: cannot write graph: {exc.strerror}", None, USAGE) from None

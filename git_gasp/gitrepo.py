@@ -1,0 +1,163 @@
+"""The git adapter: every git query git-gasp makes, as named functions.
+
+It drives the real ``git`` binary: one process per query that walks history
+(``rev-list``, ``ls-files``), one ``cat-file --batch-check`` call per batch of
+object look-ups, and one long-lived ``cat-file --batch`` for blob contents, so
+no query costs a process per commit. It inherits ``GIT_DIR``,
+``GIT_OBJECT_DIRECTORY`` and ``GIT_ALTERNATE_OBJECT_DIRECTORIES``, so it also
+reads quarantined objects inside a pre-receive hook.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from typing import IO, NamedTuple
+
+from git_gasp.core.appendonly import Blob
+from git_gasp.errors import FINDINGS, GaspError
+
+
+class GitError(GaspError):
+    exit_code = FINDINGS
+
+
+def run(
+    cwd: str,
+    args: Sequence[str],
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+) -> bytes:
+    """Run ``git -C cwd args``; raise :class:`GitError` with git's own message.
+
+    ``env`` adds variables to the inherited environment.
+    """
+    try:
+        proc = subprocess.run(
+            ["git", "-C", cwd, *args],
+            input=stdin,
+            capture_output=True,
+            check=False,
+            env={**os.environ, **env} if env else None,
+        )
+    except OSError as exc:
+        raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
+        raise GitError(message)
+    return proc.stdout
+
+
+class RepoInfo(NamedTuple):
+    git_dir: str  # absolute
+    common_dir: str  # absolute; shared by linked worktrees
+    prefix: str  # the checked path relative to the top of the work tree ("" or "sub/")
+    object_format: str  # "sha1" or "sha256"
+
+
+def repo_info(path: str) -> RepoInfo:
+    """Where the repository containing ``path`` keeps its data (GitError if none)."""
+    out = run(
+        path,
+        ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-prefix", "--show-object-format"],
+    )
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    git_dir, common, prefix, fmt = (lines + ["", "", "", ""])[:4]
+    common = common if os.path.isabs(common) else os.path.normpath(os.path.join(path, common))
+    return RepoInfo(git_dir, common, prefix, fmt or "sha1")
+
+
+def head(path: str) -> str | None:
+    """The commit HEAD names, or None in a repository with no commits yet."""
+    try:
+        return run(path, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]).decode().strip() or None
+    except GitError:
+        return None
+
+
+def tracked(path: str, pathspecs: Sequence[str]) -> list[str]:
+    """Paths in the index matching ``pathspecs``, relative to ``path``."""
+    out = run(path, ["ls-files", "-z", "--", *pathspecs])
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def commits_touching(
+    path: str, file: str, tip: str, exclude: Sequence[str] = ()
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Commits reachable from ``tip`` (not from ``exclude``) that touch ``file``,
+    parents before children, each with its parents rewritten to the nearest
+    ancestors that touch it (``--full-history --parents``)."""
+    args = ["rev-list", "--full-history", "--parents", "--topo-order", "--reverse"]
+    args += ["--ignore-missing", tip, *(f"^{c}" for c in exclude), "--", file]
+    out = run(path, args).decode()
+    walk = []
+    for line in out.split("\n"):
+        if line:
+            commit, *parents = line.split(" ")
+            walk.append((commit, tuple(parents)))
+    return walk
+
+
+def blobs_at(path: str, specs: Sequence[str]) -> list[Blob | None]:
+    """For each ``<commit>:<path>`` spec, the blob there, or None if absent.
+
+    Raises GitError if a spec names something that is not a file.
+    """
+    if not specs:
+        return []
+    payload = "".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape")
+    out = run(path, ["cat-file", "--batch-check"], stdin=payload).decode("utf-8", "surrogateescape")
+    result: list[Blob | None] = []
+    for spec, line in zip(specs, out.split("\n")):
+        fields = line.split(" ")
+        if len(fields) == 3 and fields[1] == "blob":
+            result.append(Blob(fields[0], int(fields[2])))
+        elif line.endswith(" missing"):
+            result.append(None)
+        else:
+            raise GitError(f"{spec} is not a file ({line})")
+    return result
+
+
+class BlobReader:
+    """Blob contents through one long-lived ``git cat-file --batch``."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def _streams(self) -> tuple[IO[bytes], IO[bytes]]:
+        if self._proc is None:
+            self._proc = subprocess.Popen(
+                ["git", "-C", self._path, "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        return self._proc.stdin, self._proc.stdout
+
+    def read(self, oid: str) -> bytes:
+        stdin, stdout = self._streams()
+        stdin.write(oid.encode() + b"\n")
+        stdin.flush()
+        header = stdout.readline().decode().split(" ")
+        if len(header) != 3:
+            raise GitError(f"cannot read object {oid}: {' '.join(header).strip()}")
+        data = stdout.read(int(header[2]))
+        stdout.read(1)
+        return data
+
+    def close(self) -> None:
+        if self._proc is not None:
+            assert self._proc.stdin is not None and self._proc.stdout is not None
+            self._proc.stdin.close()
+            self._proc.stdout.close()
+            self._proc.wait()
+            self._proc = None
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,73 @@
+"""The one error handler every entry point runs under.
+
+It turns every outcome into a documented exit code (see :mod:`git_gasp.errors`)
+and makes sure no traceback reaches a user: an unexpected exception is logged
+to a file whose path is printed, and the command exits 3.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import traceback
+from collections.abc import Iterator
+
+import click
+
+from git_gasp import __version__, output
+from git_gasp.errors import INTERRUPTED, OK, UNEXPECTED, USAGE, GaspError
+
+
+class Result:
+    code: int = OK
+
+
+def crash_log_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "git-gasp", "crash.log")
+
+
+def _log_crash() -> str:
+    text = f"git-gasp {__version__}\n{traceback.format_exc()}"
+    for path in (crash_log_path(), os.path.join(tempfile.gettempdir(), "git-gasp-crash.log")):
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return path
+        except OSError:
+            continue
+    return "(no writable location for a crash log)"
+
+
+@contextlib.contextmanager
+def handle_errors() -> Iterator[Result]:
+    result = Result()
+    try:
+        yield result
+        if not isinstance(result.code, int):
+            result.code = OK
+    except GaspError as exc:
+        output.diag(f"error: {exc.message}")
+        if exc.hint:
+            output.diag(f"hint: {exc.hint}")
+        result.code = exc.exit_code
+    except click.exceptions.Abort:
+        output.diag("interrupted")
+        result.code = INTERRUPTED
+    except click.ClickException as exc:
+        exc.show()
+        result.code = exc.exit_code if exc.exit_code else USAGE
+    except KeyboardInterrupt:
+        output.diag("interrupted")
+        result.code = INTERRUPTED
+    except BrokenPipeError:
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        result.code = OK
+    except Exception:  # noqa: BLE001 - the last line of defence: never a traceback
+        path = _log_crash()
+        output.diag(f"error: unexpected internal error; details written to {path}")
+        output.diag("hint: please report it with that file attached")
+        result.code = UNEXPECTED

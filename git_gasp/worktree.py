@@ -1,0 +1,136 @@
+"""Reading an agent repository's files from disk into plain values.
+
+Errors are rendered the way the reference (Rust ``std::io``) words them, so
+check messages read the same: ``<description> (os error <n>)``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from git_gasp.core.manifest import identity_hash
+from git_gasp.core.pack import Pack, PackError, parse_pack
+from git_gasp.core.repochecks import Identity, SnapshotFile
+
+EVENTS_PATH = "state/events.jsonl"
+
+
+def os_error(exc: OSError) -> str:
+    if exc.errno is None:
+        return str(exc)
+    return f"{exc.strerror} (os error {exc.errno})"
+
+
+def read_log(repo: str) -> tuple[bytes | None, str | None]:
+    """The raw log bytes, or why it cannot be read (as check 1 words it)."""
+    path = os.path.join(repo, EVENTS_PATH)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return None, f"cannot read {path}: {os_error(exc)}"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, f"cannot read {path}: stream did not contain valid UTF-8"
+    return data, None
+
+
+def read_snapshots(repo: str) -> tuple[list[SnapshotFile] | None, str | None]:
+    """Entries of ``snapshots/`` (None if absent) or why it cannot be listed."""
+    base = os.path.join(repo, "snapshots")
+    if not os.path.isdir(base):
+        return None, None
+    try:
+        names = os.listdir(base)
+    except OSError as exc:
+        return None, os_error(exc)
+    out = []
+    for name in names:
+        graph = os.path.join(base, name, "graph.json")
+        if not os.path.isfile(graph):
+            out.append(SnapshotFile(name, None))
+            continue
+        try:
+            with open(graph, "rb") as fh:
+                out.append(SnapshotFile(name, fh.read()))
+        except OSError as exc:
+            out.append(SnapshotFile(name, None, os_error(exc)))
+    return out, None
+
+
+def read_packs(repo: str) -> tuple[list[Pack], list[str]]:
+    """Packs under ``.agent/packs/*.json`` and a problem per bad file (never skipped)."""
+    base = os.path.join(repo, ".agent", "packs")
+    if not os.path.exists(base):
+        return [], []
+    try:
+        names = sorted(os.listdir(base))
+    except OSError as exc:
+        return [], [f"cannot read .agent/packs/: {os_error(exc)}"]
+    packs, problems = [], []
+    for name in names:
+        if not name.endswith(".json") or name == ".json":  # Rust: ".json" has no extension
+            continue
+        try:
+            with open(os.path.join(base, name), "rb") as fh:
+                text = fh.read().decode("utf-8")
+        except OSError as exc:
+            problems.append(f"pack {name} unreadable: {os_error(exc)}")
+            continue
+        except UnicodeDecodeError:
+            problems.append(f"pack {name} unreadable: stream did not contain valid UTF-8")
+            continue
+        try:
+            packs.append(parse_pack(text))
+        except PackError as exc:
+            problems.append(f"pack {name} does not parse as a Pack: {exc}")
+    return packs, problems
+
+
+def identity_files(repo: str) -> list[tuple[str, bytes]]:
+    """Every regular file under ``identity/`` (symlinks followed, loops refused),
+    or the root ``IDENTITY.md``; raises OSError when they cannot be read."""
+    base = os.path.join(repo, "identity")
+    if not os.path.isdir(base):
+        with open(os.path.join(repo, "IDENTITY.md"), "rb") as fh:
+            return [("IDENTITY.md", fh.read())]
+    out = []
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=True, onerror=_raise):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            raise OSError(f"symlink loop at {os.path.relpath(dirpath, repo)}")
+        seen.add(real)
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, repo).replace(os.sep, "/")
+            with open(full, "rb") as fh:
+                out.append((rel, fh.read()))
+        dirnames.sort()
+    return out
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
+def read_identity(repo: str) -> Identity:
+    """What check 6 needs: manifest bytes, identity presence, recomputed digest."""
+    manifest_path = os.path.join(repo, "AGENT.md")
+    manifest = None
+    if os.path.isfile(manifest_path):
+        try:
+            with open(manifest_path, "rb") as fh:
+                manifest = fh.read()
+        except OSError:
+            manifest = b""  # present but unreadable: verification will fail closed
+    present = os.path.isdir(os.path.join(repo, "identity")) or os.path.isfile(
+        os.path.join(repo, "IDENTITY.md")
+    )
+    if not present:
+        return Identity(False, manifest, None)
+    try:
+        return Identity(True, manifest, identity_hash(identity_files(repo)))
+    except OSError as exc:
+        return Identity(True, manifest, None, os_error(exc) if exc.errno else str(exc))
