@@ -13,7 +13,9 @@ from git_gasp.errors import FINDINGS, OK
 from git_gasp.shell import handle_errors
 
 _PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
-_JSON = click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of text.")
+_JSON = click.option(
+    "--json", "as_json", is_flag=True, help="Print a JSON document instead of text."
+)
 
 
 def agent_root(path: str | None) -> str:
@@ -48,7 +50,9 @@ def cli() -> None:
 @_PATH
 @click.option("--fixture", is_flag=True, help="Also assert the canonical fixture's four facts.")
 @_JSON
-@click.option("--no-cache", is_flag=True, help="Walk all history; ignore remembered check 4 verdicts.")
+@click.option(
+    "--no-cache", is_flag=True, help="Walk all history; ignore remembered check 4 verdicts."
+)
 def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int:
     """Run the seven GASP conformance checks on the agent repository at PATH."""
     from git_gasp.checking import run_all
@@ -59,14 +63,18 @@ def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int
     if as_json:
         output.data_json(render_json(reports, repo, fixture))
     else:
-        output.data(render_text(reports, f"git-gasp check {__version__} — folding with {FOLD_SEMANTICS}"))
+        output.data(
+            render_text(reports, f"git-gasp check {__version__} — folding with {FOLD_SEMANTICS}")
+        )
     return OK if all(r.passed for r in reports) else FINDINGS
 
 
 @cli.command(name="fold")
 @_PATH
 @click.option("--at", "at", metavar="EVENT_ID", help="Fold the log only through this event.")
-@click.option("--strict", is_flag=True, help="Fail on an op that names a missing node (0.4.2 semantics).")
+@click.option(
+    "--strict", is_flag=True, help="Fail on an op that names a missing node (0.4.2 semantics)."
+)
 @_JSON
 @click.option(
     "--graph-out",
@@ -74,7 +82,9 @@ def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int
     type=click.Path(dir_okay=False),
     help="Write the graph JSON (reference layout, sorted keys) to FILE.",
 )
-def fold_cmd(path: str | None, at: str | None, strict: bool, as_json: bool, graph_out: str | None) -> int:
+def fold_cmd(
+    path: str | None, at: str | None, strict: bool, as_json: bool, graph_out: str | None
+) -> int:
     """Fold the event log at PATH into the graph and summarize it."""
     from git_gasp.folding import fold_repo, write_graph
 

@@ -34,18 +34,34 @@ class FoldSummary(NamedTuple):
             "nodes": len(graph.nodes),
             "relations": len(graph.relations),
             "version": graph.version,
-            "skipped": [s._asdict() for s in self.result.skipped],
+            "skipped": [
+                {
+                    "event_id": s.event_id,
+                    "index": s.batch_index,
+                    "op": s.op,
+                    "node": s.node,
+                    "reason": s.reason,
+                }
+                for s in self.result.skipped
+            ],
             "node_kinds": dict(sorted(Counter(n.kind for n in graph.nodes.values()).items())),
             "relation_kinds": dict(sorted(Counter(r.rel for r in graph.relations).items())),
         }
 
     def to_text(self) -> str:
         v = self.to_value()
-        lines = [f"{key + ':':<16}{v[key]}" for key in ("events", "ops", "nodes", "relations", "version")]
+        lines = [
+            f"{key + ':':<16}{v[key]}" for key in ("events", "ops", "nodes", "relations", "version")
+        ]
         lines.append(f"{'skipped ops:':<16}{len(v['skipped'])}")
         for skip in self.result.skipped:
-            lines.append(f"  {skip.event_id}: {skip.op} at batch index {skip.index} — {skip.reason}")
-        for title, counts in (("node kinds:", v["node_kinds"]), ("relation kinds:", v["relation_kinds"])):
+            lines.append(
+                f"  {skip.event_id}: {skip.op} at batch index {skip.batch_index} — {skip.reason}"
+            )
+        for title, counts in (
+            ("node kinds:", v["node_kinds"]),
+            ("relation kinds:", v["relation_kinds"]),
+        ):
             shown = ", ".join(f"{k} {n}" for k, n in counts.items()) or "none"
             lines.append(f"{title:<16}{shown}")
         if self.at:
@@ -65,7 +81,8 @@ def load_events(repo: str) -> tuple[Event, ...]:
     if log.errors:
         first = log.errors[0]
         hint = (
-            "git gasp repair removes an unterminated final line"
+            "remove the partial last line (the bytes after the final newline); "
+            "no committed line needs to change"
             if first.torn
             else "the log is append-only: fix the writer, never edit committed lines"
         )
@@ -93,7 +110,9 @@ def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSum
 
 def write_graph(summary: FoldSummary, dest: str) -> None:
     """The graph in the reference layout, keys sorted, written atomically."""
-    text = json.dumps(graph_to_value(summary.result.graph), indent=2, sort_keys=True, ensure_ascii=False)
+    text = json.dumps(
+        graph_to_value(summary.result.graph), indent=2, sort_keys=True, ensure_ascii=False
+    )
     directory = os.path.dirname(os.path.abspath(dest))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".graph-", dir=directory)

@@ -60,10 +60,16 @@ def repo_info(path: str) -> RepoInfo:
     """Where the repository containing ``path`` keeps its data (GitError if none)."""
     out = run(
         path,
-        ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-prefix", "--show-object-format"],
+        [
+            "rev-parse",
+            "--absolute-git-dir",
+            "--git-common-dir",
+            "--show-prefix",
+            "--show-object-format",
+        ],
     )
     lines = out.decode("utf-8", "surrogateescape").split("\n")
-    git_dir, common, prefix, fmt = (lines + ["", "", "", ""])[:4]
+    git_dir, common, prefix, fmt = ([*lines, "", "", "", ""])[:4]
     common = common if os.path.isabs(common) else os.path.normpath(os.path.join(path, common))
     return RepoInfo(git_dir, common, prefix, fmt or "sha1")
 
@@ -109,7 +115,7 @@ def blobs_at(path: str, specs: Sequence[str]) -> list[Blob | None]:
     payload = "".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape")
     out = run(path, ["cat-file", "--batch-check"], stdin=payload).decode("utf-8", "surrogateescape")
     result: list[Blob | None] = []
-    for spec, line in zip(specs, out.split("\n")):
+    for spec, line in zip(specs, out.split("\n"), strict=False):
         fields = line.split(" ")
         if len(fields) == 3 and fields[1] == "blob":
             result.append(Blob(fields[0], int(fields[2])))

@@ -66,7 +66,7 @@ def handle_errors() -> Iterator[Result]:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         result.code = OK
-    except Exception:  # noqa: BLE001 - the last line of defence: never a traceback
+    except Exception:  # the last line of defence: never a traceback
         path = _log_crash()
         output.diag(f"error: unexpected internal error; details written to {path}")
         output.diag("hint: please report it with that file attached")

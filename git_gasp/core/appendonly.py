@@ -201,11 +201,15 @@ def verify(
         assert newest is not None
         first = anchors.anchor(newest)
         if first is not None:
-            blobs = [b for i in linear for b in (transitions[i].child, transitions[i].parent_blobs[0])]
+            blobs = [
+                b for i in linear for b in (transitions[i].child, transitions[i].parent_blobs[0])
+            ]
             anchors.test_many((b for b in blobs if b is not None), first)
     for i in reversed(linear):
         if not _linear_ok(transitions[i], anchors):
-            found[i] = f"{path}: commit {transitions[i].commit[:7]} edits existing lines (not append-only)"
+            found[i] = (
+                f"{path}: commit {transitions[i].commit[:7]} edits existing lines (not append-only)"
+            )
     for i in merges:
         problem = _merge_check(transitions[i], anchors)
         if problem is not None:
@@ -238,7 +242,8 @@ def _merge_check(t: Transition, anchors: _Anchors) -> str | None:
         return None
     if problem < 0:
         return f"merge {t.commit[:7]} edits lines its parents share (not append-only)"
-    return f"merge {t.commit[:7]} drops lines that parent {t.parents[problem][:7]} added (not append-only)"
+    parent = t.parents[problem][:7]
+    return f"merge {t.commit[:7]} drops lines that parent {parent} added (not append-only)"
 
 
 def worktree_problem(
@@ -250,7 +255,10 @@ def worktree_problem(
     except UnicodeDecodeError:
         return f"{path}: working tree unreadable: stream did not contain valid UTF-8"
     size = committed.size
-    if size <= len(on_disk) and blob_id(memoryview(on_disk)[:size], size, hash_name) == committed.oid:
+    if (
+        size <= len(on_disk)
+        and blob_id(memoryview(on_disk)[:size], size, hash_name) == committed.oid
+    ):
         if size == len(on_disk) or on_disk[size] & 0xC0 != 0x80:
             return None
     if lossy(on_disk).startswith(lossy(read_blob(committed.oid))):

@@ -6,8 +6,6 @@ Line numbers count non-blank lines.
 
 from __future__ import annotations
 
-from typing import Union
-
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.jsonvalue import dumps, equal
 from git_gasp.core.log import ParsedLog
@@ -29,7 +27,7 @@ PAIRED_KINDS = {
 }
 ROOT_SUFFIXES = (".created", ".started")
 
-ParsedOps = Union[tuple[Op, ...], OpsError, None]  # None: not an ops event
+ParsedOps = tuple[Op, ...] | OpsError | None  # None: not an ops event
 
 
 def parse_all_ops(events: tuple[Event, ...]) -> list[ParsedOps]:
@@ -166,5 +164,7 @@ def _pairing_findings(
     if creators == 0:
         out.append(f"line {n}: paired ops for {event.kind} do not create node `{entity}`")
     elif creators > 1:
-        out.append(f"line {n}: `{entity}` created by {creators} ops events (pairing must be exactly one)")
+        out.append(
+            f"line {n}: `{entity}` created by {creators} ops events (pairing must be exactly one)"
+        )
     return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple, assert_never
 
-
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.graph import Graph, Node, Relation
 from git_gasp.core.jsonvalue import Json
@@ -31,7 +30,7 @@ from git_gasp.core.ops import (
 
 class SkippedOp(NamedTuple):
     event_id: str  # the event carrying the op (the reference does not record it)
-    index: int  # position of the op within its batch
+    batch_index: int  # position of the op within its batch (the reference's `index`)
     op: str  # variant name, e.g. "UpdateNode"
     node: str  # the missing node id
     reason: str  # what the strict fold would have said
@@ -39,7 +38,7 @@ class SkippedOp(NamedTuple):
     def note(self) -> str:
         """The checker's note text for this skip (check 2)."""
         return (
-            f"{self.op} at batch index {self.index} skipped — {self.reason}. The log is "
+            f"{self.op} at batch index {self.batch_index} skipped — {self.reason}. The log is "
             "readable but malformed; a conformant runtime folds past this, and so does this check"
         )
 
@@ -143,7 +142,7 @@ def _update(node: Node, op: UpdateNode | TombstoneNode | MarkStale | AttachArtif
         )
     if isinstance(op, MarkStale):
         return node._replace(stale=True, props=merge(node.props, {"stale_reason": op.reason}))
-    return node._replace(artifacts=node.artifacts + (op.artifact,))
+    return node._replace(artifacts=(*node.artifacts, op.artifact))
 
 
 def fold(events: Iterable[Event], strict: bool = False) -> FoldResult:

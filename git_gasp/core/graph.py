@@ -126,7 +126,7 @@ def parse_graph(value: object) -> Graph:
 
 def _artifacts_equal(a: tuple[Artifact, ...], b: tuple[Artifact, ...]) -> bool:
     return len(a) == len(b) and all(
-        x[:4] == y[:4] and equal(x.metadata, y.metadata) for x, y in zip(a, b)
+        x[:4] == y[:4] and equal(x.metadata, y.metadata) for x, y in zip(a, b, strict=False)
     )
 
 
@@ -152,5 +152,6 @@ def graphs_equal(a: Graph, b: Graph) -> bool:
         if other is None or not nodes_equal(node, other):
             return False
     return all(
-        x[:3] == y[:3] and equal(x.props, y.props) for x, y in zip(a.relations, b.relations)
+        x[:3] == y[:3] and equal(x.props, y.props)
+        for x, y in zip(a.relations, b.relations, strict=False)
     )

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Union
+from typing import Any
 
-Json = Union[None, bool, int, float, str, list[Any], dict[str, Any]]
+Json = None | bool | int | float | str | list[Any] | dict[str, Any]
 
 _U64_MAX = 2**64 - 1
 _I64_MIN = -(2**63)
@@ -100,9 +100,9 @@ class Parser:
         try:
             value: Json = decoder.decode(text)
         except json.JSONDecodeError as exc:
-            at_end = exc.pos >= len(text.rstrip(" \t\n\r"))
+            at_end = _cut_short(text, exc)
             raise JsonError(
-                f"{exc.msg} at line {exc.lineno} column {exc.colno}", exc.pos, at_end
+                f"{exc.msg}: line {exc.lineno} column {exc.colno}", exc.pos, at_end
             ) from None
         except RecursionError:
             raise JsonError("recursion limit exceeded") from None
@@ -118,6 +118,16 @@ class Parser:
             if candidate is obj:
                 return key
         return None
+
+
+def _cut_short(text: str, exc: json.JSONDecodeError) -> bool:
+    """Did the document end before the JSON did (a prefix of valid JSON)?"""
+    rest = text[exc.pos :].rstrip(" \t\n\r")
+    if exc.pos >= len(text.rstrip(" \t\n\r")) or exc.msg.startswith("Unterminated string"):
+        return True
+    if exc.msg == "Expecting value":
+        return any(word.startswith(rest) for word in ("true", "false", "null")) or rest == "-"
+    return exc.msg.startswith("Invalid \\uXXXX") and len(rest) < 6
 
 
 def depth(value: Json) -> int:
@@ -182,7 +192,7 @@ def equal(a: Json, b: Json) -> bool:
         return True
     if ta is list:
         assert isinstance(a, list) and isinstance(b, list)
-        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=False))
     return bool(a == b)
 
 

@@ -26,7 +26,7 @@ RUST_WHITESPACE = (
 
 
 class LogLine(NamedTuple):
-    index: int  # 1-based among non-blank lines (checker numbering)
+    number: int  # 1-based among non-blank lines (checker numbering)
     physical: int  # 1-based physical line number (store numbering)
     text: str
 
@@ -77,18 +77,18 @@ def parse_log(text: str) -> ParsedLog:
         try:
             value = parser.loads(line.text)
         except JsonError as exc:
-            errors.append(LineError(line, exc.msg, exc.at_end and line.index == last))
-            envelope.append(f"line {line.index}: not JSON: {exc.msg}")
+            errors.append(LineError(line, exc.msg, exc.at_end and line.number == last))
+            envelope.append(f"line {line.number}: not JSON: {exc.msg}")
             continue
         try:
             event = event_from_value(value, parser)
         except EventError as exc:
             errors.append(LineError(line, exc.msg, False))
-            envelope.extend(_envelope_findings(line.index, value, None, exc.msg))
+            envelope.extend(_envelope_findings(line.number, value, None, exc.msg))
             continue
         events.append(event)
         if not (type(value) is dict and value.keys() == _ENVELOPE_SET and _plain_actor(value)):
-            envelope.extend(_envelope_findings(line.index, value, event, None))
+            envelope.extend(_envelope_findings(line.number, value, event, None))
     unterminated = bool(text) and not text.endswith("\n")
     return ParsedLog(tuple(lines), tuple(events), tuple(errors), unterminated, tuple(envelope))
 
@@ -104,7 +104,9 @@ def _envelope_findings(n: int, value: Json, event: Event | None, error: str | No
         return [f"line {n}: not a JSON object"]
     assert isinstance(value, dict)
     out = [f"line {n}: missing envelope field `{key}`" for key in ENVELOPE_KEYS if key not in value]
-    out += [f"line {n}: unknown top-level field `{key}`" for key in value if key not in _ENVELOPE_SET]
+    out += [
+        f"line {n}: unknown top-level field `{key}`" for key in value if key not in _ENVELOPE_SET
+    ]
     if event is None:
         out.append(f"line {n}: not a valid envelope: {error}")
     elif not equal(event_to_value(event), value):

@@ -8,7 +8,7 @@ an array of its fields in declaration order.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 from git_gasp.core.jsonvalue import Json, type_name
 
@@ -64,9 +64,15 @@ class AttachArtifact(NamedTuple):
     artifact: Artifact
 
 
-Op = Union[
-    CreateNode, UpdateNode, TombstoneNode, CreateRelation, DeleteRelation, MarkStale, AttachArtifact
-]
+Op = (
+    CreateNode
+    | UpdateNode
+    | TombstoneNode
+    | CreateRelation
+    | DeleteRelation
+    | MarkStale
+    | AttachArtifact
+)
 
 # variant name -> (json field names in declaration order, constructor)
 _STR, _ANY, _OPT, _ART = "str", "any", "opt", "artifact"
@@ -109,8 +115,10 @@ def _struct(body: object, fields: tuple[tuple[str, str], ...], name: str) -> lis
     if type(body) is list:
         assert isinstance(body, list)
         if len(body) != len(fields):
-            raise OpsError(f"invalid length {len(body)}, expected {name} with {len(fields)} elements")
-        return [_field(v, shape) for v, (_, shape) in zip(body, fields)]
+            raise OpsError(
+                f"invalid length {len(body)}, expected {name} with {len(fields)} elements"
+            )
+        return [_field(v, shape) for v, (_, shape) in zip(body, fields, strict=False)]
     if type(body) is not dict:
         raise OpsError(f"invalid type: {type_name(body)}, expected {name}")
     assert isinstance(body, dict)
@@ -130,7 +138,7 @@ def parse_artifact(value: object) -> Artifact:
 
 
 def parse_op(value: object) -> Op:
-    if type(value) is not dict or len(value) != 1:  # type: ignore[arg-type]
+    if not isinstance(value, dict) or type(value) is not dict or len(value) != 1:
         raise OpsError(f"invalid type: {type_name(value)}, expected map with a single key")
     assert isinstance(value, dict)
     ((name, body),) = value.items()

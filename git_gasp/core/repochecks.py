@@ -7,7 +7,7 @@ run on literal data in tests.
 from __future__ import annotations
 
 import hashlib
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from git_gasp.core.event import Event
 from git_gasp.core.fold import Folder, FoldError, FoldResult
@@ -17,7 +17,7 @@ from git_gasp.core.log import events_in_prefix, physical_line_count, physical_pr
 from git_gasp.core.manifest import declared_identity_hash
 from git_gasp.core.report import CheckReport
 
-FoldOutcome = Union[FoldResult, FoldError]
+FoldOutcome = FoldResult | FoldError
 
 
 class SnapshotFile(NamedTuple):
@@ -35,7 +35,7 @@ class Identity(NamedTuple):
 
 class _Seal(NamedTuple):
     name: str
-    count: int  # events in the prefix
+    events: int  # events in the prefix
     event_id: str | None
     graph: Graph
 
@@ -70,10 +70,10 @@ def check_replay(
             seals.append(seal)
     folder = Folder()
     done = 0
-    for seal in sorted(seals, key=lambda s: s.count):
-        for event in events[done : seal.count]:
+    for seal in sorted(seals, key=lambda s: s.events):
+        for event in events[done : seal.events]:
             folder.apply(event)
-        done = seal.count
+        done = seal.events
         if not graphs_equal(folder.graph(), seal.graph):
             failures.append(f"snapshot {seal.name}: snapshot differs from folding its log prefix")
     return CheckReport(2, tuple(failures), tuple(notes))

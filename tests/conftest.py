@@ -1,0 +1,79 @@
+"""Shared test fixtures: a hermetic git environment and repository builders."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from git_gasp.fixture import fixture_files
+
+HERMETIC = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.invalid",
+    "GIT_AUTHOR_DATE": "1739000000 +0000",
+    "GIT_COMMITTER_DATE": "1739000000 +0000",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_EDITOR": "false",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+@pytest.fixture(autouse=True)
+def hermetic_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Scrub inherited GIT_* variables; a private HOME; fixed identities and dates."""
+    for key in list(os.environ):
+        if key.startswith("GIT_"):
+            monkeypatch.delenv(key)
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    for key, value in HERMETIC.items():
+        monkeypatch.setenv(key, value)
+    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n")
+    yield
+
+
+def git(repo: Path | str, *args: str, check: bool = True) -> str:
+    """Run real git in ``repo`` and return its stdout."""
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def commit_all(repo: Path, message: str = "change") -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def fixture_repo(tmp_path: Path) -> Path:
+    """The canonical fixture copied into a fresh one-commit repository (§10.4)."""
+    repo = tmp_path / "fixture"
+    for rel, data in fixture_files().items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    git(repo, "init", "-q")
+    commit_all(repo, "fixture")
+    return repo
+
+
+def log_path(repo: Path) -> Path:
+    return repo / "state" / "events.jsonl"
+
+
+def log_lines(repo: Path) -> list[str]:
+    return log_path(repo).read_text(encoding="utf-8").splitlines()
+
+
+def write_lines(repo: Path, lines: list[str]) -> None:
+    log_path(repo).write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -1,0 +1,171 @@
+"""The command line: outputs, exit codes, and bad input without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from git_gasp import cli
+
+from .conftest import git, log_lines, log_path, write_lines
+
+DANGLING = (
+    '{"id":"event_m1","schema_version":1,"ts_ms":1,"actor":{"kind":"system","id":"s"},'
+    '"kind":"state.ops_applied","payload":[{"MarkStale":{"id":"goal_old","reason":"x"}}],'
+    '"causation_id":null,"correlation_id":null}'
+)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def test_check_fixture_passes_in_the_reference_format(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "check", "--fixture", str(fixture_repo))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1] == "[PASS] check 1 — envelope round-trip"
+    assert "       note: identity hash verified against identity bytes" in lines
+    assert lines[-1] == "conformant: all checks passed"
+
+
+def test_check_json_report(fixture_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_lines(fixture_repo, [*log_lines(fixture_repo), DANGLING.replace("event_m1", "event_99")])
+    code, out, _ = run(capsys, "check", "--json", str(fixture_repo))
+    report = json.loads(out)
+    assert code == 0 and report["conformant"] is True
+    assert report["format"] == "git-gasp.check/1"
+    assert [c["number"] for c in report["checks"]] == [1, 2, 3, 4, 5, 6, 7]
+    assert set(report["checks"][0]) == {"number", "name", "passed", "failures", "notes"}
+    assert "MarkStale at batch index 0 skipped" in report["checks"][1]["notes"][0]
+
+
+def test_fold_summary_and_graph_out(
+    fixture_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        capsys, "fold", str(fixture_repo), "--json", "--graph-out", str(tmp_path / "g.json")
+    )
+    summary = json.loads(out)
+    assert code == 0
+    assert (summary["events"], summary["nodes"], summary["relations"], summary["version"]) == (
+        10,
+        4,
+        3,
+        8,
+    )
+    assert summary["node_kinds"] == {"decision": 1, "eval": 1, "goal": 1, "patch": 1}
+    first = (tmp_path / "g.json").read_text()
+    run(capsys, "fold", str(fixture_repo), "--graph-out", str(tmp_path / "g2.json"))
+    assert first == (tmp_path / "g2.json").read_text()
+    graph = json.loads(first)
+    assert list(graph) == ["nodes", "relations", "version"]
+    assert graph["nodes"]["patch_9"]["props"]["status"] == "Promoted"
+    code, out, _ = run(capsys, "fold", str(fixture_repo), "--at", "event_05")
+    assert code == 0 and "version:        3" in out
+
+
+def test_fold_bad_input(
+    fixture_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "fold", str(fixture_repo), "--at", "event_nope")
+    assert code == 2 and "error: unknown event id: event_nope" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run(capsys, "fold", str(empty))
+    assert code == 2 and "error: state/events.jsonl: cannot read" in err and "hint:" in err
+    code, _, err = run(capsys, "fold", str(tmp_path / "missing"))
+    assert code == 2 and "no such directory" in err
+
+
+def test_torn_final_line_is_named(fixture_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = log_path(fixture_repo).read_text()
+    log_path(fixture_repo).write_text(text + '{"id":"event_11","schema_version":1,"ts_')
+    code, _, err = run(capsys, "fold", str(fixture_repo))
+    assert code == 1
+    assert "state/events.jsonl:11: corrupt event:" in err
+    assert "torn final line — likely a crash mid-append" in err
+    assert "hint: remove the partial last line" in err
+
+
+def test_strict_fold_stops_on_a_dangling_op(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_lines(fixture_repo, [*log_lines(fixture_repo), DANGLING])
+    code, out, _ = run(capsys, "fold", str(fixture_repo))
+    assert code == 0 and "skipped ops:    1" in out
+    code, _, err = run(capsys, "fold", "--strict", str(fixture_repo))
+    assert code == 1 and "fold failed at event event_m1: node not found: goal_old" in err
+
+
+def test_check_fails_closed_on_unreadable_inputs(
+    fixture_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log_path(fixture_repo).write_bytes(log_path(fixture_repo).read_bytes() + b"\xff\n")
+    code, out, _ = run(capsys, "check", str(fixture_repo))
+    assert code == 1
+    assert "stream did not contain valid UTF-8" in out
+    assert out.count("log unavailable (see check 1)") == 5
+    plain = tmp_path / "plain"
+    shutil.copytree(fixture_repo, plain, ignore=shutil.ignore_patterns(".git"))
+    code, out, _ = run(capsys, "check", str(plain))
+    assert code == 1 and "not a git repository" in out
+
+
+def test_fixture_refuses_a_non_empty_directory(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "fixture", str(fixture_repo))
+    assert code == 2 and "already exists" in err
+
+
+def test_fixture_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "fixture", str(tmp_path / "a"))[0] == 0
+    assert run(capsys, "fixture", str(tmp_path / "b"))[0] == 0
+    assert git(tmp_path / "a", "rev-parse", "HEAD") == git(tmp_path / "b", "rev-parse", "HEAD")
+    assert (tmp_path / "a" / ".agent" / "config.toml").is_file()
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check", "--fixtrue")[0] == 2
+    assert run(capsys, "check", "a", "b")[0] == 2
+    assert run(capsys, "frobnicate")[0] == 2
+
+
+def test_internal_error_exits_3_with_a_crash_log(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("synthetic failure")
+
+    monkeypatch.setattr("git_gasp.checking.run_all", boom)
+    code, _, err = run(capsys, "check", str(fixture_repo))
+    assert code == 3
+    assert "unexpected internal error; details written to" in err
+    crash = Path(err.split("details written to ")[1].split("\n")[0])
+    assert "synthetic failure" in crash.read_text()
+
+
+def test_python_dash_m_and_the_git_subcommand(fixture_repo: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_gasp", "check", str(fixture_repo)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and "conformant: all checks passed" in proc.stdout
+    exe = shutil.which("git-gasp")
+    assert exe is not None, "git-gasp must be on PATH once installed"
+    proc = subprocess.run(
+        ["git", "gasp", "fold", str(fixture_repo)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and "nodes:          4" in proc.stdout

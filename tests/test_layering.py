@@ -1,0 +1,55 @@
+"""The import direction: the core is pure (no git, no processes, no environment)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "git_gasp"
+IMPURE_MODULES = {"subprocess", "click", "dulwich", "git_gasp.gitrepo", "git_gasp.worktree"}
+IMPURE_CALLS = {"open", "getenv", "environ", "system", "popen", "listdir", "walk"}
+
+
+def _imports(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_core_imports_nothing_impure() -> None:
+    for path in sorted((PACKAGE / "core").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        bad = {
+            m for m in _imports(tree) if m.split(".")[0] in IMPURE_MODULES or m in IMPURE_MODULES
+        }
+        assert not bad, f"{path.name} imports {bad}"
+        assert not any(
+            m.startswith("git_gasp.") and not m.startswith("git_gasp.core") for m in _imports(tree)
+        ), path.name
+        for node in ast.walk(tree):
+            name = (
+                node.attr
+                if isinstance(node, ast.Attribute)
+                else node.id
+                if isinstance(node, ast.Name)
+                else None
+            )
+            assert name not in IMPURE_CALLS, f"{path.name} uses {name}"
+
+
+def test_only_the_adapter_runs_git() -> None:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in {"gitrepo.py"}:
+            continue
+        assert "subprocess" not in _imports(ast.parse(path.read_text())), path.name
+
+
+def test_only_the_shell_layer_imports_click() -> None:
+    allowed = {"cli.py", "shell.py"}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name not in allowed:
+            assert "click" not in _imports(ast.parse(path.read_text())), path.name
