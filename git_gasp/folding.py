@@ -9,10 +9,9 @@ from collections import Counter
 from typing import Any, NamedTuple
 
 from git_gasp import worktree
-from git_gasp.core.event import Event
-from git_gasp.core.fold import FoldError, FoldResult, fold
+from git_gasp.core.fold import Folder, FoldError, FoldResult
 from git_gasp.core.graph import graph_to_value
-from git_gasp.core.log import describe_error, parse_log
+from git_gasp.core.log import LogReadError, describe_error, stream_events
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
 FOLD_FORMAT = "git-gasp.fold/1"
@@ -69,43 +68,46 @@ class FoldSummary(NamedTuple):
         return "\n".join(lines)
 
 
-def load_events(repo: str) -> tuple[Event, ...]:
-    """All events of ``repo``'s log; a clear error (with the line) if it cannot be."""
-    data, error = worktree.read_log(repo)
-    if data is None:
-        raise GaspError(
-            f"{worktree.EVENTS_PATH}: {error}",
-            "run this in an agent repository, or pass its path",
-        )
-    log = parse_log(data.decode("utf-8"))
-    if log.errors:
-        first = log.errors[0]
-        hint = (
-            "remove the partial last line (the bytes after the final newline); "
-            "no committed line needs to change"
-            if first.torn
-            else "the log is append-only: fix the writer, never edit committed lines"
-        )
-        more = f" (and {len(log.errors) - 1} more)" if len(log.errors) > 1 else ""
-        raise GaspError(describe_error(worktree.EVENTS_PATH, first) + more, hint, FINDINGS)
-    return log.events
+def _log_error(message: str, torn: bool) -> GaspError:
+    hint = (
+        "remove the partial last line (the bytes after the final newline); "
+        "no committed line needs to change"
+        if torn
+        else "the log is append-only: fix the writer, never edit committed lines"
+    )
+    return GaspError(message, hint, FINDINGS)
 
 
 def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSummary:
-    events = load_events(repo)
-    if at is not None:
-        ends = [i for i, e in enumerate(events) if e.id == at]
-        if not ends:
-            raise GaspError(f"unknown event id: {at}", "list ids with: git gasp fold --json", USAGE)
-        events = events[: ends[0] + 1]
+    """Fold ``repo``'s log, streaming it line by line (bounded memory)."""
+    path = os.path.join(repo, worktree.EVENTS_PATH)
+    folder = Folder(strict)
+    found = at is None
     try:
-        return FoldSummary(fold(events, strict), at, strict)
+        with open(path, "rb") as fh:
+            for event in stream_events(fh):
+                folder.apply(event)
+                if event.id == at:
+                    found = True
+                    break
+    except OSError as exc:
+        raise GaspError(
+            f"{worktree.EVENTS_PATH}: cannot read {path}: {worktree.os_error(exc)}",
+            "run this in an agent repository, or pass its path",
+        ) from None
+    except LogReadError as exc:
+        if exc.error is None:
+            raise GaspError(f"{worktree.EVENTS_PATH}: cannot read {path}: {exc.message}") from None
+        raise _log_error(describe_error(worktree.EVENTS_PATH, exc.error), exc.error.torn) from None
     except FoldError as exc:
         raise GaspError(
             f"fold failed at event {exc.event_id}: {exc.msg}",
             "without --strict, ops on missing nodes are skipped and reported" if strict else None,
             FINDINGS,
         ) from None
+    if not found:
+        raise GaspError(f"unknown event id: {at}", "list ids with: git gasp fold --json", USAGE)
+    return FoldSummary(folder.result(), at, strict)
 
 
 def write_graph(summary: FoldSummary, dest: str) -> None:

@@ -81,6 +81,54 @@ def _actor(value: object, parser: Parser) -> Actor:
 
 def event_from_value(value: Json, parser: Parser) -> Event:
     """Typed parse of an already-parsed line (``parser`` did the parsing)."""
+    if type(value) is dict and not parser.had_duplicates:
+        fast = _plain_event(value)
+        if fast is not None:
+            return fast
+    return _checked_event(value, parser)
+
+
+_ACTORS: dict[tuple[str, str], Actor] = {}
+
+
+def _plain_event(v: dict[str, Any]) -> Event | None:
+    """The common case, a well-typed envelope, built without per-field calls."""
+    get = v.get
+    eid, sv, ts, actor, kind = (
+        get("id"),
+        get("schema_version"),
+        get("ts_ms"),
+        get("actor"),
+        get("kind"),
+    )
+    cause, corr = get("causation_id"), get("correlation_id")
+    if not (
+        type(eid) is str
+        and type(sv) is int
+        and 0 <= sv <= _U32_MAX
+        and type(ts) is int
+        and _I64[0] <= ts <= _I64[1]
+        and type(kind) is str
+        and type(actor) is dict
+        and "payload" in v
+        and (cause is None or type(cause) is str)
+        and (corr is None or type(corr) is str)
+    ):
+        return None
+    akind, aid = actor.get("kind"), actor.get("id")
+    if type(akind) is not str or type(aid) is not str:
+        return None
+    key = (akind, aid)
+    ref = _ACTORS.get(key)
+    if ref is None:
+        ref = Actor(akind, aid)
+        if len(_ACTORS) < 4096:  # a bounded memo: agents have few actors
+            _ACTORS[key] = ref
+    return Event(eid, sv, ts, ref, kind, v["payload"], cause, corr)
+
+
+def _checked_event(value: Json, parser: Parser) -> Event:
+    """Field-by-field parse with the reference's error for the first problem."""
     if type(value) is not dict:
         raise EventError(f"invalid type: {type_name(value)}, expected struct Event")
     assert isinstance(value, dict)

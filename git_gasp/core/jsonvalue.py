@@ -18,6 +18,7 @@ value in place, so values can be shared without copying.
 from __future__ import annotations
 
 import json
+import json.scanner
 import re
 from typing import Any
 
@@ -29,7 +30,6 @@ _I64_MIN = -(2**63)
 MAX_DEPTH = 127
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_LONG_DIGITS = re.compile(r"\d{20}")
 
 
 class JsonError(ValueError):
@@ -54,6 +54,8 @@ def _float(text: str) -> float:
 
 
 def _serde_int(text: str) -> int | float:
+    if len(text) < 19:
+        return int(text)
     value = int(text)
     if _I64_MIN <= value <= _U64_MAX:
         return value
@@ -70,17 +72,13 @@ class Parser:
 
     def __init__(self) -> None:
         self._dups: list[tuple[dict[str, Any], str]] = []
-        self._fast = json.JSONDecoder(
-            parse_float=_float,
-            parse_constant=_reject_constant,
-            object_pairs_hook=self._pairs,
-        )
-        self._wide = json.JSONDecoder(
+        self._decoder = json.JSONDecoder(
             parse_float=_float,
             parse_int=_serde_int,
             parse_constant=_reject_constant,
             object_pairs_hook=self._pairs,
         )
+        self._scan = json.scanner.make_scanner(self._decoder)  # type: ignore[arg-type]
 
     def _pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(pairs)
@@ -96,9 +94,17 @@ class Parser:
     def loads(self, text: str) -> Json:
         """Parse one JSON document the way serde_json would."""
         self._dups = []
-        decoder = self._wide if _LONG_DIGITS.search(text) else self._fast
         try:
-            value: Json = decoder.decode(text)
+            value: Json
+            if text[:1] in ("{", "["):  # skip json's Python-level wrapper
+                try:
+                    value, end = self._scan(text, 0)
+                except StopIteration as err:
+                    raise json.JSONDecodeError("Expecting value", text, err.value) from None
+                if end != len(text) and text[end:].strip(" \t\n\r"):
+                    raise json.JSONDecodeError("Extra data", text, end)
+            else:
+                value = self._decoder.decode(text)
         except json.JSONDecodeError as exc:
             at_end = _cut_short(text, exc)
             raise JsonError(
@@ -106,11 +112,17 @@ class Parser:
             ) from None
         except RecursionError:
             raise JsonError("recursion limit exceeded") from None
-        if text.count("[") + text.count("{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
-            raise JsonError("recursion limit exceeded")
-        if _SURROGATE_ESCAPE.search(text) and not _valid_strings(value):
+        if len(text) > 2 * MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH:
+            if depth(value) > MAX_DEPTH:
+                raise JsonError("recursion limit exceeded")
+        if "\\u" in text and _SURROGATE_ESCAPE.search(text) and not _valid_strings(value):
             raise JsonError("lone surrogate in hex escape")
         return value
+
+    @property
+    def had_duplicates(self) -> bool:
+        """Whether the last parse saw a duplicated key in any object."""
+        return bool(self._dups)
 
     def duplicate_key(self, obj: object) -> str | None:
         """The first duplicated key of ``obj`` in the last parse, if any."""

@@ -6,6 +6,7 @@ lines, the store's errors count *physical* lines. :class:`LogLine` carries both.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from git_gasp.core.event import (
@@ -143,3 +144,40 @@ def physical_prefix(data: bytes, count: int) -> bytes:
 def events_in_prefix(data: bytes, count: int) -> int:
     """How many non-blank lines the first ``count`` physical lines hold."""
     return len(log_lines(physical_prefix(data, count).decode("utf-8", "replace")))
+
+
+class LogReadError(ValueError):
+    """The first line of a log that cannot be read or parsed (streaming reads)."""
+
+    def __init__(self, message: str, error: LineError | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error = error
+
+
+def stream_events(raw_lines: Iterable[bytes]) -> Iterator[Event]:
+    """Parse a log given as raw physical lines (e.g. a binary file object).
+
+    Nothing but the current line is held, so a log of any size can be folded
+    in bounded memory. Raises :class:`LogReadError` at the first bad line.
+    """
+    parser = Parser()
+    lines = iter(raw_lines)
+    for number, raw in enumerate(lines, 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise LogReadError("stream did not contain valid UTF-8") from None
+        text = text[:-1] if text.endswith("\n") else text
+        text = text[:-1] if text.endswith("\r") else text
+        if not text.strip(RUST_WHITESPACE):
+            continue
+        try:
+            yield event_from_value(parser.loads(text), parser)
+        except (JsonError, EventError) as exc:
+            cut = isinstance(exc, JsonError) and exc.at_end
+            last = cut and not any(
+                r.decode("utf-8", "replace").strip(RUST_WHITESPACE) for r in lines
+            )
+            error = LineError(LogLine(0, number, text), exc.msg, last)
+            raise LogReadError(exc.msg, error) from None

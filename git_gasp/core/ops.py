@@ -137,7 +137,31 @@ def parse_artifact(value: object) -> Artifact:
     return Artifact(*_struct(value, _ARTIFACT_FIELDS, "struct ArtifactRef"))
 
 
+def _fast_op(name: str, b: dict[str, Any]) -> Op | None:
+    """The common case: a map body with well-typed fields."""
+    get = b.get
+    if name == "CreateNode":
+        i, k = get("id"), get("kind")
+        if type(i) is str and type(k) is str and "props" in b:
+            return CreateNode(i, k, b["props"])
+    elif name == "CreateRelation":
+        f, r, t = get("from"), get("rel"), get("to")
+        if type(f) is str and type(r) is str and type(t) is str and "props" in b:
+            return CreateRelation(f, r, t, b["props"])
+    elif name == "UpdateNode":
+        i = get("id")
+        if type(i) is str and "props" in b:
+            return UpdateNode(i, b["props"])
+    return None
+
+
 def parse_op(value: object) -> Op:
+    if type(value) is dict and len(value) == 1:
+        for name, body in value.items():
+            if type(body) is dict:
+                fast = _fast_op(name, body)
+                if fast is not None:
+                    return fast
     if not isinstance(value, dict) or type(value) is not dict or len(value) != 1:
         raise OpsError(f"invalid type: {type_name(value)}, expected map with a single key")
     assert isinstance(value, dict)
