@@ -1,7 +1,8 @@
 """Check 4, "append-only in git", over a real repository, incrementally.
 
-Which paths: ``state/events.jsonl``, ``journal/JOURNAL.md``, ``JOURNAL.md``
-and every tracked ``facts.jsonl`` (the reference's list). For each, the
+Which paths (REFERENCE §11.11): ``state/events.jsonl``, ``journal/JOURNAL.md``,
+``JOURNAL.md`` and every tracked ``facts.jsonl`` at any depth, as the checker
+lists them (a ``git rm``'d facts file is not walked). For each, the
 commits reachable from HEAD that touch it are judged by the rule in
 :mod:`git_gasp.core.appendonly`.
 

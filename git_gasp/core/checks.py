@@ -2,6 +2,17 @@
 
 Semantics and message texts are the reference checker's (REFERENCE §10.2).
 Line numbers count non-blank lines.
+
+REFERENCE §11 ambiguities, decided as a conformant reference runtime accepts:
+§11.1 any unique string is an event id (only uniqueness is checked);
+§11.4/§11.5 correlation ids and the shape/causation of ``run.started`` are not
+judged; §11.7 raw-layer kinds (``tool.called``…) may stay unpaired; §11.8 a
+null-causation event must be ``*.created``/``*.started``/``state.ops_applied``,
+as the checker says, even though runtime helpers can emit others outside a
+run; §11.9 maintenance ops restating an entity are not detected; §11.10 the
+pairing is "exactly one CreateNode of the entity across all claimants", status
+compared only when both sides carry one; §11.19 event kinds are never checked
+against a vocabulary; §11.31 a ``failure.observed`` payload needs ``id``.
 """
 
 from __future__ import annotations

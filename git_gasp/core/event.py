@@ -1,4 +1,9 @@
-"""The GASP event envelope (REFERENCE §1): parse, serialize, round-trip."""
+"""The GASP event envelope (REFERENCE §1): parse, serialize, round-trip.
+
+REFERENCE §11: any u32 ``schema_version`` (§11.2) and any ``actor.kind``
+(§11.3) parse, as in the reference; ``ts_ms`` must be a JSON integer within
+i64 even though it is advisory (§11.29) — a float makes the line unparseable.
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,11 @@ Lenient by default, as yoagent-state 0.5.2+: an op naming a missing node is
 skipped, reported, and not counted in ``version``. ``strict=True`` is the
 0.4.2 / ``replay_strict`` behaviour: the first such op aborts the fold.
 A malformed ``state.ops_applied`` payload is an error in both modes.
+
+REFERENCE §11.14/§11.15: the reference checker's lock pins 0.5.1, which
+counts skipped ops in ``version``; 0.5.2+ does not, and that is what a live
+runtime holds when it seals a snapshot. git-gasp folds with 0.5.2+ counting,
+so snapshots it or a current runtime writes verify, and it reports every skip.
 """
 
 from __future__ import annotations

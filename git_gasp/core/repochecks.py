@@ -2,6 +2,12 @@
 
 Both take what the adapter read from the work tree as plain values, so they
 run on literal data in tests.
+
+REFERENCE §11.13: a snapshot's ``event_id`` is verified when it is present and
+a string (the checker's rule; git-gasp always writes it), ``sha256`` compares
+case-sensitively, and the directory name is not verified. §11.16: identity is
+verified fail-closed (lib.rs d5a18b2) over the working tree, with the root
+``IDENTITY.md`` fallback; a non-UTF-8 ``AGENT.md`` fails (the reference skips).
 """
 
 from __future__ import annotations
