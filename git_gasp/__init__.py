@@ -8,6 +8,3 @@ try:
     __version__ = metadata.version("git-gasp")
 except metadata.PackageNotFoundError:  # running from a source tree
     __version__ = "0+unknown"
-
-# the fold semantics every git-gasp verdict is computed with (REFERENCE §2.4)
-FOLD_SEMANTICS = "yoagent-state 0.5.2+ (lenient; skipped ops not counted)"

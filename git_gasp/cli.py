@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import click
 
-from git_gasp import FOLD_SEMANTICS, __version__, gitrepo, output
+from git_gasp import __version__, gitrepo, output
 from git_gasp.errors import FINDINGS, OK
 from git_gasp.shell import handle_errors
 
@@ -56,7 +56,7 @@ def cli() -> None:
 def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int:
     """Run the seven GASP conformance checks on the agent repository at PATH."""
     from git_gasp.checking import run_all
-    from git_gasp.core.report import render_json, render_text
+    from git_gasp.core.report import FOLD_SEMANTICS, render_json, render_text
 
     repo = agent_root(path)
     reports = run_all(repo, fixture=fixture, use_cache=not no_cache)
@@ -80,15 +80,18 @@ def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int
     "--graph-out",
     metavar="FILE",
     type=click.Path(dir_okay=False),
-    help="Write the graph JSON (reference layout, sorted keys) to FILE.",
+    help="Write the graph JSON (reference layout, sorted keys) to FILE; - prints it instead.",
 )
 def fold_cmd(
     path: str | None, at: str | None, strict: bool, as_json: bool, graph_out: str | None
 ) -> int:
     """Fold the event log at PATH into the graph and summarize it."""
-    from git_gasp.folding import fold_repo, write_graph
+    from git_gasp.folding import fold_repo, graph_text, write_graph
 
     summary = fold_repo(agent_root(path), at=at, strict=strict)
+    if graph_out == "-":
+        output.data(graph_text(summary))
+        return OK
     if graph_out:
         write_graph(summary, graph_out)
     if as_json:

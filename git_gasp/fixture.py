@@ -54,11 +54,12 @@ def write_fixture(dest: str) -> str:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as fh:
             fh.write(data)
-    gitrepo.run(dest, ["init", "-q"])
-    gitrepo.run(dest, ["add", "-A"])
-    gitrepo.run(
-        dest,
-        ["-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "fixture"],
-        env=FIXTURE_ENV,
-    )
-    return gitrepo.run(dest, ["rev-parse", "HEAD"]).decode().strip()
+    # The new repository is ours alone: inherited GIT_DIR / GIT_WORK_TREE /
+    # GIT_INDEX_FILE must not send the commit somewhere else.
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env |= FIXTURE_ENV
+    gitrepo.run(dest, ["init", "-q"], env=env, inherit=False)
+    gitrepo.run(dest, ["add", "-A"], env=env, inherit=False)
+    commit = ["-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "fixture"]
+    gitrepo.run(dest, commit, env=env, inherit=False)
+    return gitrepo.run(dest, ["rev-parse", "HEAD"], env=env, inherit=False).decode().strip()

@@ -106,15 +106,24 @@ def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSum
             FINDINGS,
         ) from None
     if not found:
-        raise GaspError(f"unknown event id: {at}", "list ids with: git gasp fold --json", USAGE)
+        raise GaspError(
+            f"unknown event id: {at}",
+            f"--at takes the `id` of an event in {worktree.EVENTS_PATH}",
+            USAGE,
+        )
     return FoldSummary(folder.result(), at, strict)
 
 
-def write_graph(summary: FoldSummary, dest: str) -> None:
-    """The graph in the reference layout, keys sorted, written atomically."""
-    text = json.dumps(
+def graph_text(summary: FoldSummary) -> str:
+    """The graph in the reference layout with sorted keys, so folds diff cleanly."""
+    return json.dumps(
         graph_to_value(summary.result.graph), indent=2, sort_keys=True, ensure_ascii=False
     )
+
+
+def write_graph(summary: FoldSummary, dest: str) -> None:
+    """Write :func:`graph_text` to ``dest`` atomically."""
+    text = graph_text(summary)
     directory = os.path.dirname(os.path.abspath(dest))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".graph-", dir=directory)

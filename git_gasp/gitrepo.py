@@ -16,11 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import IO, NamedTuple
 
 from git_gasp.core.appendonly import Blob
-from git_gasp.errors import FINDINGS, GaspError
+from git_gasp.errors import USAGE, GaspError
 
 
 class GitError(GaspError):
-    exit_code = FINDINGS
+    """git failed or is missing: an environment problem, not a finding."""
+
+    exit_code = USAGE
 
 
 def run(
@@ -28,10 +30,12 @@ def run(
     args: Sequence[str],
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
+    inherit: bool = True,
 ) -> bytes:
     """Run ``git -C cwd args``; raise :class:`GitError` with git's own message.
 
-    ``env`` adds variables to the inherited environment.
+    ``env`` adds variables to the inherited environment (or, with
+    ``inherit=False``, is the whole environment).
     """
     try:
         proc = subprocess.run(
@@ -39,7 +43,7 @@ def run(
             input=stdin,
             capture_output=True,
             check=False,
-            env={**os.environ, **env} if env else None,
+            env=({**os.environ, **env} if inherit else dict(env)) if env is not None else None,
         )
     except OSError as exc:
         raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None

@@ -14,6 +14,8 @@ CHECK_NAMES = {
     7: "domain↔ops consistency",
 }
 REPORT_FORMAT = "git-gasp.check/1"
+# the fold semantics every verdict is computed with (REFERENCE §2.4, §11.14)
+FOLD_SEMANTICS = "yoagent-state 0.5.2+ (lenient; skipped ops not counted)"
 
 
 class CheckReport(NamedTuple):
@@ -53,7 +55,7 @@ def render_json(reports: list[CheckReport], repo: str, fixture: bool) -> dict[st
         "format": REPORT_FORMAT,
         "repo": repo,
         "fixture_facts": fixture,
-        "fold": "lenient; skipped ops not counted (yoagent-state 0.5.2+)",
+        "fold": FOLD_SEMANTICS,
         "conformant": all(r.passed for r in reports),
         "checks": [
             {
