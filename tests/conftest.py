@@ -25,7 +25,9 @@ HERMETIC = {
 
 
 @pytest.fixture(autouse=True)
-def hermetic_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def hermetic_git(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """Scrub inherited GIT_* variables; a private HOME; fixed identities and dates."""
     for key in list(os.environ):
         if key.startswith("GIT_"):
@@ -36,7 +38,9 @@ def hermetic_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     for key, value in HERMETIC.items():
         monkeypatch.setenv(key, value)
-    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n")
+    (home / ".gitconfig").write_text(
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+    )
     yield
 
 

@@ -75,8 +75,8 @@ def _opt_string(value: object) -> str | None:
 def _actor(value: object, parser: Parser) -> Actor:
     if type(value) is not dict:
         raise EventError(f"invalid type: {type_name(value)}, expected struct ActorRef")
-    dup = parser.duplicate_key(value)
-    if dup in ("kind", "id"):
+    dup = parser.duplicate_key(value, ("kind", "id"))
+    if dup is not None:
         raise EventError(f"duplicate field `{dup}`")
     for key in ("kind", "id"):
         if key not in value:
@@ -137,8 +137,8 @@ def _checked_event(value: Json, parser: Parser) -> Event:
     if type(value) is not dict:
         raise EventError(f"invalid type: {type_name(value)}, expected struct Event")
     assert isinstance(value, dict)
-    dup = parser.duplicate_key(value)
-    if dup in ENVELOPE_KEYS:
+    dup = parser.duplicate_key(value, ENVELOPE_KEYS)
+    if dup is not None:
         raise EventError(f"duplicate field `{dup}`")
     for key in _REQUIRED:
         if key not in value:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import json.scanner
 import re
+from collections.abc import Collection
 from typing import Any
 
 Json = None | bool | int | float | str | list[Any] | dict[str, Any]
@@ -29,6 +30,7 @@ _I64_MIN = -(2**63)
 # serde_json's remaining_depth starts at 128 and fails when it reaches 0.
 MAX_DEPTH = 127
 
+_NUMBER_TAIL = re.compile(r"[.eE][+-]?")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -54,8 +56,12 @@ def _float(text: str) -> float:
 
 
 def _serde_int(text: str) -> int | float:
+    if text == "-0":  # serde_json reads a negative zero as the float -0.0
+        return -0.0
     if len(text) < 19:
         return int(text)
+    if len(text) > 21:  # beyond i64/u64 whatever the digits: serde makes it a float
+        return _float(text)
     value = int(text)
     if _I64_MIN <= value <= _U64_MAX:
         return value
@@ -67,11 +73,12 @@ class Parser:
 
     serde_json keeps the last value of a duplicated key in a generic value but
     refuses a duplicated *struct field*; callers ask :meth:`duplicate_key` about
-    the objects that are structs to them (the envelope, ``actor``, a pack).
+    the objects that are structs to them (the envelope, ``actor``, a pack),
+    naming the fields they declare (a repeated *unknown* field is ignored).
     """
 
     def __init__(self) -> None:
-        self._dups: list[tuple[dict[str, Any], str]] = []
+        self._dups: list[tuple[dict[str, Any], list[tuple[str, Any]]]] = []
         self._decoder = json.JSONDecoder(
             parse_float=_float,
             parse_int=_serde_int,
@@ -83,12 +90,7 @@ class Parser:
     def _pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(pairs)
         if len(obj) != len(pairs):
-            seen: set[str] = set()
-            for key, _ in pairs:
-                if key in seen:
-                    self._dups.append((obj, key))
-                    break
-                seen.add(key)
+            self._dups.append((obj, pairs))
         return obj
 
     def loads(self, text: str) -> Json:
@@ -124,12 +126,29 @@ class Parser:
         """Whether the last parse saw a duplicated key in any object."""
         return bool(self._dups)
 
-    def duplicate_key(self, obj: object) -> str | None:
-        """The first duplicated key of ``obj`` in the last parse, if any."""
-        for candidate, key in self._dups:
+    def _raw_pairs(self, obj: object) -> list[tuple[str, Any]] | None:
+        for candidate, pairs in self._dups:
             if candidate is obj:
-                return key
+                return pairs
         return None
+
+    def duplicate_key(self, obj: object, fields: Collection[str]) -> str | None:
+        """The first of ``fields`` that ``obj`` repeated in the last parse, if any
+        (in text order, as serde reports the first one it meets)."""
+        pairs = self._raw_pairs(obj)
+        if pairs is None:
+            return None
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen and key in fields:
+                return key
+            seen.add(key)
+        return None
+
+    def all_values(self, obj: dict[str, Any]) -> list[tuple[str, Any]]:
+        """Every ``(key, value)`` of ``obj`` as written, repeated keys included."""
+        pairs = self._raw_pairs(obj)
+        return list(obj.items()) if pairs is None else pairs
 
 
 def _cut_short(text: str, exc: json.JSONDecodeError) -> bool:
@@ -139,6 +158,8 @@ def _cut_short(text: str, exc: json.JSONDecodeError) -> bool:
         return True
     if exc.msg == "Expecting value":
         return any(word.startswith(rest) for word in ("true", "false", "null")) or rest == "-"
+    if _NUMBER_TAIL.fullmatch(rest) and exc.pos > 0 and text[exc.pos - 1].isdigit():
+        return True  # cut inside a number: "1.", "1e", "1e-"
     return exc.msg.startswith("Invalid \\uXXXX") and len(rest) < 6
 
 

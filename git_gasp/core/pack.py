@@ -51,11 +51,27 @@ class PackError(ValueError):
     pass
 
 
-def _struct(value: object, name: str, parser: Parser, required: tuple[str, ...]) -> dict[str, Any]:
+_PACK_FIELDS = (
+    "id",
+    "name",
+    "version",
+    "object_types",
+    "relation_types",
+    "policies",
+    "prompts",
+    "settings",
+)
+_OBJECT_FIELDS = ("kind", "required_props", "description")
+_RELATION_FIELDS = ("rel", "from_kinds", "to_kinds", "description")
+
+
+def _struct(
+    value: object, name: str, parser: Parser, fields: tuple[str, ...], required: tuple[str, ...]
+) -> dict[str, Any]:
     if type(value) is not dict:
         raise PackError(f"invalid type: {type_name(value)}, expected struct {name}")
     assert isinstance(value, dict)
-    dup = parser.duplicate_key(value)
+    dup = parser.duplicate_key(value, fields)
     if dup is not None:
         raise PackError(f"duplicate field `{dup}`")
     for key in required:
@@ -83,11 +99,13 @@ def _strs(value: object) -> tuple[str, ...]:
     return tuple(_str(v) for v in value)
 
 
-def _map(value: object) -> dict[str, Any]:
+def _entries(value: object, parser: Parser) -> list[tuple[str, Any]]:
+    """A map's entries as written: serde reads (and validates) every entry,
+    then keeps the last of a repeated key."""
     if type(value) is not dict:
         raise PackError(f"invalid type: {type_name(value)}, expected a map")
     assert isinstance(value, dict)
-    return value
+    return parser.all_values(value)
 
 
 def parse_pack(text: str) -> Pack:
@@ -97,23 +115,16 @@ def parse_pack(text: str) -> Pack:
         value = parser.loads(text)
     except JsonError as exc:
         raise PackError(exc.msg) from None
-    top = _struct(
-        value,
-        "Pack",
-        parser,
-        ("id", "name", "version", "object_types", "relation_types", "policies", "prompts"),
-    )
-    if "settings" not in top:
-        raise PackError("missing field `settings`")
+    top = _struct(value, "Pack", parser, _PACK_FIELDS, _PACK_FIELDS)
     objects = {}
-    for key, raw in _map(top["object_types"]).items():
-        obj = _struct(raw, "ObjectType", parser, ("kind", "required_props"))
+    for key, raw in _entries(top["object_types"], parser):
+        obj = _struct(raw, "ObjectType", parser, _OBJECT_FIELDS, _OBJECT_FIELDS[:2])
         objects[key] = ObjectType(
             _str(obj["kind"]), frozenset(_strs(obj["required_props"])), _opt_str(obj, "description")
         )
     relations = {}
-    for key, raw in _map(top["relation_types"]).items():
-        rel = _struct(raw, "RelationType", parser, ("rel", "from_kinds", "to_kinds"))
+    for key, raw in _entries(top["relation_types"], parser):
+        rel = _struct(raw, "RelationType", parser, _RELATION_FIELDS, _RELATION_FIELDS[:3])
         relations[key] = RelationType(
             _str(rel["rel"]),
             _strs(rel["from_kinds"]),
