@@ -44,7 +44,7 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
     ops = parse_all_ops(events)
     outcome: FoldOutcome
     try:
-        outcome = fold(events)
+        outcome = fold(events, ops=ops)
     except FoldError as exc:
         outcome = exc
     snapshots, snapshots_error = worktree.read_snapshots(repo)

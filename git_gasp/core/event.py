@@ -87,16 +87,17 @@ def _actor(value: object, parser: Parser) -> Actor:
 def event_from_value(value: Json, parser: Parser) -> Event:
     """Typed parse of an already-parsed line (``parser`` did the parsing)."""
     if type(value) is dict and not parser.had_duplicates:
-        fast = _plain_event(value)
+        fast = plain_event(value)
         if fast is not None:
             return fast
     return _checked_event(value, parser)
 
 
 _ACTORS: dict[tuple[str, str], Actor] = {}
+_new = tuple.__new__  # a NamedTuple without its Python-level __new__ frame
 
 
-def _plain_event(v: dict[str, Any]) -> Event | None:
+def plain_event(v: dict[str, Any]) -> Event | None:
     """The common case, a well-typed envelope, built without per-field calls."""
     get = v.get
     eid, sv, ts, actor, kind = (
@@ -129,7 +130,7 @@ def _plain_event(v: dict[str, Any]) -> Event | None:
         ref = Actor(akind, aid)
         if len(_ACTORS) < 4096:  # a bounded memo: agents have few actors
             _ACTORS[key] = ref
-    return Event(eid, sv, ts, ref, kind, v["payload"], cause, corr)
+    return _new(Event, (eid, sv, ts, ref, kind, v["payload"], cause, corr))
 
 
 def _checked_event(value: Json, parser: Parser) -> Event:

@@ -13,7 +13,7 @@ so snapshots it or a current runtime writes verify, and it reports every skip.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple, assert_never
 
 from git_gasp.core.event import OPS_APPLIED, Event
@@ -116,9 +116,9 @@ class Folder:
         """Apply one op; return the missing node id if it needs one that is absent."""
         nodes = self.nodes
         if isinstance(op, CreateNode):
-            nodes[op.id] = Node(op.id, op.kind, op.props)
+            nodes[op.id] = _new(Node, (op.id, op.kind, op.props, False, False, ()))
         elif isinstance(op, CreateRelation):
-            self.relations.append(Relation(op.from_, op.rel, op.to, op.props))
+            self.relations.append(_new(Relation, (op.from_, op.rel, op.to, op.props)))
         elif isinstance(op, DeleteRelation):
             key = (op.from_, op.rel, op.to)
             self.relations = [r for r in self.relations if r[:3] != key]
@@ -138,21 +138,43 @@ class Folder:
         return FoldResult(self.graph(), tuple(self.skipped), self.events, self.ops)
 
 
+# NamedTuples built without the generated __new__ (a Python frame per value);
+# the fold builds one per op, so this is its hot path.
+_new = tuple.__new__
+
+
 def _update(node: Node, op: UpdateNode | TombstoneNode | MarkStale | AttachArtifact) -> Node:
+    nid, kind, props, stale, tombstoned, artifacts = node
     if isinstance(op, UpdateNode):
-        return node._replace(props=merge(node.props, op.props))
-    if isinstance(op, TombstoneNode):
-        return node._replace(
-            tombstoned=True, props=merge(node.props, {"tombstone_reason": op.reason})
-        )
-    if isinstance(op, MarkStale):
-        return node._replace(stale=True, props=merge(node.props, {"stale_reason": op.reason}))
-    return node._replace(artifacts=(*node.artifacts, op.artifact))
+        props = merge(props, op.props)
+    elif isinstance(op, TombstoneNode):
+        tombstoned, props = True, merge(props, {"tombstone_reason": op.reason})
+    elif isinstance(op, MarkStale):
+        stale, props = True, merge(props, {"stale_reason": op.reason})
+    else:
+        artifacts = (*artifacts, op.artifact)
+    return _new(Node, (nid, kind, props, stale, tombstoned, artifacts))
 
 
-def fold(events: Iterable[Event], strict: bool = False) -> FoldResult:
-    """Fold events in order. Raises :class:`FoldError` on a malformed payload."""
+def fold(
+    events: Iterable[Event],
+    strict: bool = False,
+    ops: Sequence[tuple[Op, ...] | Exception | None] | None = None,
+) -> FoldResult:
+    """Fold events in order. Raises :class:`FoldError` on a malformed payload.
+
+    ``ops`` may carry each event's already-parsed ops (as
+    :func:`git_gasp.core.checks.parse_all_ops` returns them) to skip parsing.
+    """
     folder = Folder(strict)
-    for event in events:
-        folder.apply(event)
+    if ops is None:
+        for event in events:
+            folder.apply(event)
+        return folder.result()
+    for event, parsed in zip(events, ops, strict=True):
+        folder.events += 1
+        if isinstance(parsed, Exception):
+            raise FoldError(f"invalid event payload for {OPS_APPLIED}: {parsed}", event.id)
+        if parsed is not None:
+            folder.apply_ops(parsed, event.id)
     return folder.result()

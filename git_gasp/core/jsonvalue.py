@@ -20,8 +20,18 @@ from __future__ import annotations
 import json
 import json.scanner
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
+
+try:  # an accelerator only: every verdict is defined by the exact parser below
+    import orjson
+
+    _orjson_loads: Callable[[bytes], Any] | None = orjson.loads
+    _orjson_dumps: Callable[[Any], bytes] | None = orjson.dumps
+    _ORJSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError, orjson.JSONEncodeError)
+except ImportError:  # pragma: no cover - orjson is a declared dependency
+    _orjson_loads = _orjson_dumps = None
+    _ORJSON_ERRORS = ()
 
 Json = None | bool | int | float | str | list[Any] | dict[str, Any]
 
@@ -149,6 +159,30 @@ class Parser:
         """Every ``(key, value)`` of ``obj`` as written, repeated keys included."""
         pairs = self._raw_pairs(obj)
         return list(obj.items()) if pairs is None else pairs
+
+
+def loads_canonical(raw: bytes) -> Json | None:
+    """Fast path: the value of ``raw`` if it is *canonical* JSON, else None.
+
+    Canonical means compact and byte-identical to its own re-serialization, as
+    the reference runtime and git-gasp write every line. Such a text has no
+    duplicate keys, no NaN, no unusual number or escape forms, so any parser
+    reads it as serde_json does; everything else (None) goes to
+    :meth:`Parser.loads`, which defines the semantics.
+    """
+    if _orjson_loads is None or _orjson_dumps is None:
+        return None
+    try:
+        value = _orjson_loads(raw)
+        if _orjson_dumps(value) != raw:
+            return None
+    except _ORJSON_ERRORS:
+        return None
+    if len(raw) > 2 * MAX_DEPTH and raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+        if depth(value) > MAX_DEPTH:
+            return None
+    result: Json = value
+    return result
 
 
 def _cut_short(text: str, exc: json.JSONDecodeError) -> bool:

@@ -15,8 +15,9 @@ from git_gasp.core.event import (
     EventError,
     event_from_value,
     event_to_value,
+    plain_event,
 )
-from git_gasp.core.jsonvalue import Json, JsonError, Parser, equal
+from git_gasp.core.jsonvalue import Json, JsonError, Parser, equal, loads_canonical
 
 # Rust's char::is_whitespace (Unicode White_Space); str.strip() would also
 # strip \x1c-\x1f, which Rust keeps.
@@ -39,7 +40,7 @@ class LineError(NamedTuple):
 
 
 class ParsedLog(NamedTuple):
-    lines: tuple[LogLine, ...]
+    line_count: int  # non-blank lines
     events: tuple[Event, ...]  # parsed events, in order (all lines if no errors)
     errors: tuple[LineError, ...]
     unterminated: bool  # the file does not end with "\n"
@@ -66,20 +67,41 @@ def log_lines(text: str) -> list[LogLine]:
 _ENVELOPE_SET = frozenset(ENVELOPE_KEYS)
 
 
-def parse_log(text: str) -> ParsedLog:
+_ASCII_SPACE = b" \t\n\r\x0b\x0c"
+
+
+def parse_log(text: str | bytes) -> ParsedLog:
     """Parse every non-blank line once: typed events, line errors, check 1."""
-    lines = log_lines(text)
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     parser = Parser()
     events: list[Event] = []
     errors: list[LineError] = []
     envelope: list[str] = []
-    last = len(lines)
-    for line in lines:
+    count = 0
+    cut_last = False  # the last non-blank line so far failed as cut-off JSON
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if raw[-1:] == b"\r":
+            raw = raw[:-1]
+        if raw[:1] != b"{" or raw[-1:] != b"}":
+            if not raw.strip(_ASCII_SPACE) or not _decode(raw).strip(RUST_WHITESPACE):
+                continue
+        count += 1
+        cut_last = False
+        value = loads_canonical(raw)
+        if type(value) is dict:
+            event = plain_event(value)
+            if event is not None:
+                events.append(event)
+                if value.keys() != _ENVELOPE_SET or not _plain_actor(value):
+                    envelope.extend(_envelope_findings(count, value, event, None))
+                continue
+        line = LogLine(count, number, _decode(raw))
         try:
             value = parser.loads(line.text)
         except JsonError as exc:
-            errors.append(LineError(line, exc.msg, exc.at_end and line.number == last))
+            errors.append(LineError(line, exc.msg, False))
             envelope.append(f"line {line.number}: not JSON: {exc.msg}")
+            cut_last = exc.at_end
             continue
         try:
             event = event_from_value(value, parser)
@@ -90,8 +112,17 @@ def parse_log(text: str) -> ParsedLog:
         events.append(event)
         if not (type(value) is dict and value.keys() == _ENVELOPE_SET and _plain_actor(value)):
             envelope.extend(_envelope_findings(line.number, value, event, None))
-    unterminated = bool(text) and not text.endswith("\n")
-    return ParsedLog(tuple(lines), tuple(events), tuple(errors), unterminated, tuple(envelope))
+    if cut_last:
+        errors[-1] = errors[-1]._replace(torn=True)
+    unterminated = bool(data) and not data.endswith(b"\n")
+    return ParsedLog(count, tuple(events), tuple(errors), unterminated, tuple(envelope))
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
 
 
 def _plain_actor(value: dict[str, Json]) -> bool:

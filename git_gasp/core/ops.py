@@ -137,21 +137,24 @@ def parse_artifact(value: object) -> Artifact:
     return Artifact(*_struct(value, _ARTIFACT_FIELDS, "struct ArtifactRef"))
 
 
+_new = tuple.__new__  # a NamedTuple without its Python-level __new__ frame
+
+
 def _fast_op(name: str, b: dict[str, Any]) -> Op | None:
     """The common case: a map body with well-typed fields."""
     get = b.get
     if name == "CreateNode":
         i, k = get("id"), get("kind")
         if type(i) is str and type(k) is str and "props" in b:
-            return CreateNode(i, k, b["props"])
+            return _new(CreateNode, (i, k, b["props"]))
     elif name == "CreateRelation":
         f, r, t = get("from"), get("rel"), get("to")
         if type(f) is str and type(r) is str and type(t) is str and "props" in b:
-            return CreateRelation(f, r, t, b["props"])
+            return _new(CreateRelation, (f, r, t, b["props"]))
     elif name == "UpdateNode":
         i = get("id")
         if type(i) is str and "props" in b:
-            return UpdateNode(i, b["props"])
+            return _new(UpdateNode, (i, b["props"]))
     return None
 
 
