@@ -32,7 +32,7 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
             check_append_only(repo, use_cache),
             *(failed(n, "log unavailable (see check 1)") for n in (5, 6, 7)),
         ]
-    log = parse_log(data.decode("utf-8"))
+    log = parse_log(data)  # read_log has validated it as UTF-8
     if not log.ok:
         return [
             check_envelope(log),

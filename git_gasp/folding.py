@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from git_gasp import worktree
 from git_gasp.core.fold import Folder, FoldError, FoldResult
 from git_gasp.core.graph import graph_to_value
-from git_gasp.core.log import LogReadError, describe_error, stream_events
+from git_gasp.core.log import LogReadError, describe_error, gc_paused, stream_events
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
 FOLD_FORMAT = "git-gasp.fold/1"
@@ -84,7 +84,7 @@ def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSum
     folder = Folder(strict)
     found = at is None
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb") as fh, gc_paused():
             for event in stream_events(fh):
                 folder.apply(event)
                 if event.id == at:

@@ -19,6 +19,7 @@ from typing import NamedTuple, assert_never
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.graph import Graph, Node, Relation
 from git_gasp.core.jsonvalue import Json
+from git_gasp.core.log import gc_paused
 from git_gasp.core.ops import (
     AttachArtifact,
     CreateNode,
@@ -167,14 +168,15 @@ def fold(
     :func:`git_gasp.core.checks.parse_all_ops` returns them) to skip parsing.
     """
     folder = Folder(strict)
-    if ops is None:
-        for event in events:
-            folder.apply(event)
-        return folder.result()
-    for event, parsed in zip(events, ops, strict=True):
-        folder.events += 1
-        if isinstance(parsed, Exception):
-            raise FoldError(f"invalid event payload for {OPS_APPLIED}: {parsed}", event.id)
-        if parsed is not None:
-            folder.apply_ops(parsed, event.id)
+    with gc_paused():
+        if ops is None:
+            for event in events:
+                folder.apply(event)
+            return folder.result()
+        for event, parsed in zip(events, ops, strict=True):
+            folder.events += 1
+            if isinstance(parsed, Exception):
+                raise FoldError(f"invalid event payload for {OPS_APPLIED}: {parsed}", event.id)
+            if parsed is not None:
+                folder.apply_ops(parsed, event.id)
     return folder.result()

@@ -6,6 +6,8 @@ lines, the store's errors count *physical* lines. :class:`LogLine` carries both.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
@@ -72,6 +74,28 @@ _ASCII_SPACE = b" \t\n\r\x0b\x0c"
 
 def parse_log(text: str | bytes) -> ParsedLog:
     """Parse every non-blank line once: typed events, line errors, check 1."""
+    with gc_paused():
+        return _parse_log(text)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many acyclic objects.
+
+    Parsing and folding allocate tens of thousands of dicts and tuples and no
+    reference cycles; the collector's repeated passes over them cost about a
+    third of the time and free nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse_log(text: str | bytes) -> ParsedLog:
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     parser = Parser()
     events: list[Event] = []

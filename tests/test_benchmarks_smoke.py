@@ -1,0 +1,110 @@
+"""Smoke tests for the benchmark generator (benchmarks/generate.py).
+
+A generated history must be a conformant agent repository (all seven checks
+pass) and must be deterministic. No timings are asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from git_gasp.cli import main
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import generate as gen  # noqa: E402
+
+RUN_KINDS = {
+    "run.started",
+    "run.finished",
+    "observation.created",
+    "tool.called",
+    "model.called",
+    "failure.observed",
+    "hypothesis.created",
+    "patch.proposed",
+    "eval.finished",
+    "decision.created",
+    "patch.status_changed",
+}
+
+
+def check_json(repo: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> dict:
+    capsys.readouterr()
+    code = main(["check", str(repo), "--json", *flags])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, report
+    return report
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def test_generated_history_passes_all_seven_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agent"
+    head = gen.generate(repo, commits=12, target_log_bytes=60_000, seed=7)
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "12"
+    assert git(repo, "status", "--porcelain") == ""
+    for flags in (("--no-cache",), ()):
+        report = check_json(repo, capsys, *flags)
+        assert report["conformant"]
+        assert [c["number"] for c in report["checks"] if c["passed"]] == list(range(1, 8))
+    restore = report["checks"][5]
+    assert any("identity hash verified" in n for n in restore["notes"])
+
+    # every commit is a boundary commit with the runtime's trailers (§8)
+    message = git(repo, "log", "-1", "--format=%B")
+    subject, _, trailers = message.partition("\n\n")
+    run_id, outcome = subject.removeprefix("run ").split(": ")
+    assert trailers.splitlines()[:3] == [
+        f"Run-Id: {run_id}",
+        trailers.splitlines()[1],
+        f"Outcome: {outcome}",
+    ]
+    assert trailers.splitlines()[1].startswith("Goal: goal_")
+
+    # each commit appended to the log, the facts and the journal
+    facts = (repo / "memory" / "facts.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(facts) == 12
+    assert set(json.loads(facts[0])) == {"id", "ts_ms", "text", "derived_from", "supersedes"}
+    assert (repo / "journal" / "JOURNAL.md").read_text(encoding="utf-8").count("\n## ") == 12
+
+    # one more run commit (ordinary git commit) keeps the repo conformant
+    new_head = gen.append_run(repo, seed=7)
+    assert new_head != head
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "13"
+    assert check_json(repo, capsys)["conformant"]
+
+
+def test_generator_is_deterministic(tmp_path: Path) -> None:
+    a = gen.generate(tmp_path / "a", commits=5, target_log_bytes=20_000, seed=3)
+    b = gen.generate(tmp_path / "b", commits=5, target_log_bytes=20_000, seed=3)
+    c = gen.generate(tmp_path / "c", commits=5, target_log_bytes=20_000, seed=4)
+    assert a == b
+    assert a != c
+    assert git(tmp_path / "a", "rev-list", "HEAD") == git(tmp_path / "b", "rev-list", "HEAD")
+    assert gen.append_run(tmp_path / "a", seed=3) == gen.append_run(tmp_path / "b", seed=3)
+
+
+def test_log_text_has_the_requested_events_and_kinds() -> None:
+    text = gen.log_text(events=2000, target_bytes=1_000_000, seed=5)
+    lines = text.splitlines()
+    assert len(lines) == 2000
+    assert abs(len(text.encode()) - 1_000_000) < 150_000
+    kinds = Counter(json.loads(line)["kind"] for line in lines)
+    assert RUN_KINDS <= set(kinds)
+    assert kinds["state.ops_applied"] == 1000
+    assert text == gen.log_text(events=2000, target_bytes=1_000_000, seed=5)
