@@ -95,6 +95,8 @@ class Folder:
         self.events += 1
         if event.kind != OPS_APPLIED:
             return
+        if self._apply_plain(event.payload):
+            return
         try:
             ops = parse_ops(event.payload)
         except OpsError as exc:
@@ -112,6 +114,45 @@ class Folder:
             if self.strict:
                 raise FoldError(reason, event_id)
             self.skipped.append(SkippedOp(event_id, index, type(op).__name__, missing, reason))
+
+    def _apply_plain(self, payload: Json) -> bool:
+        """The common batch — well-formed CreateNode / CreateRelation / UpdateNode
+        ops on existing nodes — applied straight from the payload; False (and
+        nothing applied) for anything else, which takes the typed path."""
+        if type(payload) is not list:
+            return False
+        nodes = self.nodes
+        for op in payload:
+            if type(op) is not dict or len(op) != 1:
+                return False
+            for name, body in op.items():
+                if type(body) is not dict or "props" not in body:
+                    return False
+                get = body.get
+                if name == "CreateNode":
+                    if type(get("id")) is not str or type(get("kind")) is not str:
+                        return False
+                elif name == "CreateRelation":
+                    if not (type(get("from")) is str and type(get("rel")) is str):
+                        return False
+                    if type(get("to")) is not str:
+                        return False
+                elif name != "UpdateNode" or get("id") not in nodes:
+                    return False  # (an UpdateNode on a node created in this batch too)
+        for op in payload:
+            for name, b in op.items():
+                if name == "CreateNode":
+                    nodes[b["id"]] = _new(Node, (b["id"], b["kind"], b["props"], False, False, ()))
+                elif name == "CreateRelation":
+                    rel = _new(Relation, (b["from"], b["rel"], b["to"], b["props"]))
+                    self.relations.append(rel)
+                else:
+                    nid, kind, props, stale, tomb, arts = nodes[b["id"]]
+                    props = merge(props, b["props"])
+                    nodes[nid] = _new(Node, (nid, kind, props, stale, tomb, arts))
+        self.ops += len(payload)
+        self.version += len(payload)
+        return True
 
     def _apply(self, op: Op) -> str | None:
         """Apply one op; return the missing node id if it needs one that is absent."""
