@@ -1,0 +1,484 @@
+"""The Python API for agent authors: record GASP events into an agent repo.
+
+    from git_gasp.agent import Agent
+
+    with Agent.open("path/to/agent", worker="worker-1") as agent:
+        goal = agent.record_goal("goal_retry", "Make retry reliable", "retries drop state")
+        run = agent.start_run("fix retry skill", goal=goal)
+        patch = agent.propose_patch("patch_9", "persist retry counter", "survives timeouts",
+                                    evidence=[], ops=[])
+        agent.record_eval("eval_5", "cargo test retry", "Passed", score=1.0, patch=patch)
+        agent.record_decision("decision_3", "Approved", "eval passed", target=patch)
+        agent.update_patch_status(patch, "Promoted", "eval passed")
+        agent.close_run("promoted")          # run.finished, projections, boundary commit
+
+Every helper writes the runtime's payload and ops shapes (REFERENCE §4.5),
+paired and causally chained as §4.1–§4.4 describe, and every batch is checked
+against the current graph *before* it is appended (see :mod:`git_gasp.validate`):
+git-gasp never appends an event that a fold would skip or a check would reject.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from git_gasp import store, validate
+from git_gasp.core import payloads as P
+from git_gasp.core.event import OPS_APPLIED, Actor, Event, encode_event
+from git_gasp.core.fold import Folder
+from git_gasp.core.graph import Graph
+from git_gasp.core.jsonvalue import Json
+from git_gasp.core.log import describe_error, parse_log
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.lease import DEFAULT_TTL_MS, Lease, now_ms
+from git_gasp.runmarker import OpenRun, find_open_run, read_marker, remove_marker, write_marker
+from git_gasp.worktree import EVENTS_PATH, read_packs
+
+SYSTEM = Actor("system", "git-gasp")  # the actor of status updates and attachments
+
+
+class Recorded(NamedTuple):
+    """What a helper appended: the entity id it names and the event ids."""
+
+    id: str
+    event_ids: tuple[str, ...]
+
+
+def new_id(prefix: str) -> str:
+    """A runtime-shaped id: ``<prefix>_`` + 32 lowercase hex (UUID v4, no hyphens)."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def agent_id_of(root: str) -> str | None:
+    """``agent_id`` from the first fenced block of AGENT.md, if any."""
+    from git_gasp.core.manifest import first_fenced_block
+
+    try:
+        with open(os.path.join(root, "AGENT.md"), encoding="utf-8") as fh:
+            block = first_fenced_block(fh.read()) or []
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in block:
+        key, _, value = line.strip().partition(":")
+        if key == "agent_id" and value.strip():
+            return value.strip().strip("'\"")
+    return None
+
+
+class Agent:
+    """An agent repository opened for writing by one worker."""
+
+    def __init__(
+        self,
+        root: str,
+        worker: str,
+        actor: Actor | None = None,
+        ttl_ms: int = DEFAULT_TTL_MS,
+    ) -> None:
+        if not os.path.isdir(os.path.join(root, "state")) and not os.path.exists(
+            os.path.join(root, "AGENT.md")
+        ):
+            raise GaspError(f"{root}: not an agent repository", "create one with: git gasp init")
+        self.root = root
+        self.worker = worker
+        self.actor = actor or Actor("agent", agent_id_of(root) or "agent")
+        self.lease = Lease(root, worker, ttl_ms)
+        self.log_path = os.path.join(root, EVENTS_PATH)
+        packs, problems = read_packs(root)
+        if problems:
+            raise GaspError(problems[0], "fix or remove the pack file", FINDINGS)
+        self._packs = packs
+        self._folder = Folder()
+        self._ids: dict[str, str] = {}  # event id -> kind
+        self._offset = 0
+        self._run_events: list[Event] = []  # run.started / run.finished, in order
+        self._sync(self._read_all())
+        self.open_run: OpenRun | None = find_open_run(
+            read_marker(root), self._ids, self._run_events
+        )
+
+    # -- opening and reading --------------------------------------------------
+
+    @classmethod
+    def open(cls, root: str = ".", worker: str | None = None, **kwargs: Any) -> Agent:
+        """Open ``root``; the worker id comes from ``worker``, ``GASP_WORKER_ID``
+        or the clone's stable local id (``.agent/worker``)."""
+        from git_gasp.runmarker import local_worker_id
+
+        chosen = worker or os.environ.get("GASP_WORKER_ID") or local_worker_id(root)
+        return cls(root, chosen, **kwargs)
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the lease unless a run is still open (a run keeps it)."""
+        if self.open_run is None:
+            self.lease.release()
+
+    @property
+    def graph(self) -> Graph:
+        """The graph folded from the log, as of the last append or read."""
+        return self._folder.graph()
+
+    def events(self) -> tuple[Event, ...]:
+        """Every event of the log (re-read from disk)."""
+        return parse_log(self._read_all()).events
+
+    def _read_all(self) -> bytes:
+        try:
+            with open(self.log_path, "rb") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise GaspError(f"{EVENTS_PATH}: cannot read: {exc.strerror}") from None
+
+    def _sync(self, data: bytes) -> None:
+        """Fold bytes appended since the last read (by us or other processes)."""
+        complete = data[: data.rfind(b"\n") + 1]
+        if len(complete) != len(data):
+            raise store.TornTailError(
+                f"{EVENTS_PATH}: the last line is unterminated (torn by a crash mid-append)",
+                "run `git gasp repair` to remove it; committed lines are never touched",
+            )
+        log = parse_log(complete)
+        if log.errors:
+            raise GaspError(
+                describe_error(EVENTS_PATH, log.errors[0]),
+                "git-gasp appends only to a log that parses; fix the writer that broke it",
+                FINDINGS,
+            )
+        for event in log.events:
+            self._folder.apply(event)
+            self._ids[event.id] = event.kind
+            if event.kind in ("run.started", "run.finished"):
+                self._run_events.append(event)
+        self._offset += len(complete)
+
+    # -- appending ------------------------------------------------------------
+
+    def _event(
+        self, kind: str, payload: Json, actor: Actor, cause: str | None, corr: str | None
+    ) -> Event:
+        return Event(new_id("event"), 1, now_ms(), actor, kind, payload, cause, corr)
+
+    def _chain(
+        self, kind: str, cause: str | None, corr: str | None
+    ) -> tuple[str | None, str | None]:
+        """Auto-chain into the open run (§4.1): never overwrite explicit values."""
+        run = self.open_run
+        if run is not None:
+            if cause is None and kind != "run.started":
+                cause = run.started_event
+            if corr is None:
+                corr = run.run_id
+        return cause, corr
+
+    def record(
+        self,
+        rec: P.Record,
+        actor: Actor | None = None,
+        causation: str | None = None,
+        correlation: str | None = None,
+    ) -> Recorded:
+        """Append one helper's events: the domain event, then its ops pair."""
+        actor = actor or self.actor
+        events: list[Event] = []
+        if rec.kind is not None:
+            cause, corr = self._chain(rec.kind, causation, correlation)
+            events.append(self._event(rec.kind, rec.payload, actor, cause, corr))
+        if rec.ops:
+            if events:
+                cause, corr = events[0].id, self._chain(OPS_APPLIED, None, correlation)[1]
+            else:
+                cause, corr = self._chain(OPS_APPLIED, causation, correlation)
+            events.append(self._event(OPS_APPLIED, list(rec.ops), actor, cause, corr))
+        self.append(events)
+        return Recorded(rec.returns or events[-1].id, tuple(e.id for e in events))
+
+    def append(self, events: Sequence[Event]) -> None:
+        """Validate ``events`` against the current graph and append them durably."""
+        try:
+            lines = "".join(encode_event(e) + "\n" for e in events).encode("utf-8")
+        except (TypeError, ValueError) as exc:
+            raise GaspError(f"payload is not JSON: {exc}", "pass only JSON values", USAGE) from None
+        self.lease.acquire()
+        with store.locked(self.log_path) as log:
+            self._sync(log.read_from(self._offset))
+            validate.batch(events, self._folder, self._ids, self._packs)
+            log.write(lines)
+        for event in events:
+            self._folder.apply(event)
+            self._ids[event.id] = event.kind
+            if event.kind in ("run.started", "run.finished"):
+                self._run_events.append(event)
+        self._offset += len(lines)
+
+    # -- the typed helpers (REFERENCE §4.3) ------------------------------------
+
+    def _who(self, who: Actor | None) -> dict[str, str]:
+        actor = who or self.actor
+        return P.actor_value(actor.kind, actor.id)
+
+    def record_goal(
+        self,
+        goal_id: str | None,
+        title: str,
+        summary: str = "",
+        status: str = "Open",
+        owner: Actor | None = None,
+        metadata: Json = None,
+    ) -> str:
+        """``goal.created`` + CreateNode goal. Allowed outside a run. Returns the goal id."""
+        owner = owner or self.actor
+        rec = P.goal(goal_id or new_id("goal"), title, summary, status, self._who(owner), metadata)
+        return self.record(rec, owner).id
+
+    def record_task(
+        self,
+        task_id: str | None,
+        title: str,
+        summary: str = "",
+        status: str = "Open",
+        goal: str | None = None,
+        created_by: Actor | None = None,
+        metadata: Json = None,
+    ) -> str:
+        creator = created_by or self.actor
+        rec = P.task(
+            task_id or new_id("task"), title, summary, status, goal, self._who(creator), metadata
+        )
+        return self.record(rec, creator).id
+
+    def record_observation(
+        self,
+        obs_id: str | None,
+        title: str,
+        summary: str = "",
+        observed_in: str | None = None,
+        metadata: Json = None,
+    ) -> str:
+        if observed_in is None and self.open_run is not None:
+            observed_in = self.open_run.run_id
+        rec = P.observation(obs_id or new_id("observation"), title, summary, observed_in, metadata)
+        return self.record(rec).id
+
+    def record_failure(self, failure_id: str | None, title: str, summary: str = "") -> str:
+        return self.record(P.failure(failure_id or new_id("failure"), title, summary)).id
+
+    def record_hypothesis(
+        self,
+        hyp_id: str | None,
+        title: str,
+        summary: str = "",
+        confidence: float | None = None,
+        explains: str | None = None,
+        metadata: Json = None,
+    ) -> str:
+        rec = P.hypothesis(
+            hyp_id or new_id("hypothesis"), title, summary, confidence, metadata, explains
+        )
+        return self.record(rec).id
+
+    def propose_patch(
+        self,
+        patch_id: str | None,
+        title: str,
+        summary: str = "",
+        *,
+        evidence: Sequence[str] = (),
+        artifacts: Sequence[dict[str, Any]] = (),
+        ops: Sequence[dict[str, Any]] = (),
+        preconditions: Sequence[Json] = (),
+        expected_effects: Sequence[Json] = (),
+        base_project_ref: Json = None,
+        created_by: Actor | None = None,
+    ) -> str:
+        """``patch.proposed`` + its pair (evidence ``addresses``, artifacts, extra ops)."""
+        creator = created_by or self.actor
+        rec = P.patch(
+            patch_id or new_id("patch"),
+            title,
+            summary,
+            self._who(creator),
+            base_state_version=self.graph.version,
+            base_project_ref=base_project_ref,
+            ops=ops,
+            preconditions=preconditions,
+            expected_effects=expected_effects,
+            evidence=evidence,
+            artifacts=artifacts,
+        )
+        return self.record(rec, creator).id
+
+    def record_eval(
+        self,
+        eval_id: str | None,
+        command: str,
+        status: str,
+        score: float | None = None,
+        patch: str | None = None,
+        metadata: Json = None,
+    ) -> str:
+        validate.choice("eval status", status, P.EVAL_STATUSES)
+        rec = P.evaluation(eval_id or new_id("eval"), command, status, score, metadata, patch)
+        return self.record(rec).id
+
+    def record_decision(
+        self,
+        decision_id: str | None,
+        status: str,
+        reason: str,
+        target: str | None = None,
+        decided_by: Actor | None = None,
+        metadata: Json = None,
+    ) -> str:
+        """``decision.created``; ``target -approved_by|rejected_by|references-> decision``."""
+        validate.choice("decision status", status, P.DECISION_STATUSES)
+        who = decided_by or self.actor
+        rec = P.decision(
+            decision_id or new_id("decision"), status, reason, self._who(who), metadata, target
+        )
+        return self.record(rec, who).id
+
+    def record_frame(
+        self,
+        frame_id: str | None,
+        title: str,
+        summary: str = "",
+        parent: str | None = None,
+        metadata: Json = None,
+    ) -> str:
+        return self.record(
+            P.frame(frame_id or new_id("frame"), title, summary, parent, metadata)
+        ).id
+
+    def update_goal_status(self, goal_id: str, status: str, reason: str | None = None) -> str:
+        validate.choice("goal status", status, P.GOAL_STATUSES)
+        return self.record(P.status_change("goal", goal_id, status, reason), SYSTEM).event_ids[-1]
+
+    def update_task_status(self, task_id: str, status: str, reason: str | None = None) -> str:
+        validate.choice("task status", status, P.TASK_STATUSES)
+        return self.record(P.status_change("task", task_id, status, reason), SYSTEM).event_ids[-1]
+
+    def update_patch_status(self, patch_id: str, status: str, reason: str | None = None) -> str:
+        validate.choice("patch status", status, P.PATCH_STATUSES)
+        return self.record(P.status_change("patch", patch_id, status, reason), SYSTEM).event_ids[-1]
+
+    def record_model_call(
+        self,
+        model: str,
+        prompt_summary: str,
+        output_summary: str | None = None,
+        node_id: str | None = None,
+        metadata: Json = None,
+    ) -> str:
+        run = self._require_run("model.called")
+        rec = P.model_call(
+            node_id or new_id("node"), run, model, prompt_summary, output_summary, metadata
+        )
+        return self.record(rec).id
+
+    def record_model_finished(self, model: str, output_summary: str, metadata: Json = None) -> str:
+        run = self._require_run("model.finished")
+        return self.record(P.model_finished(run, model, output_summary, metadata)).event_ids[-1]
+
+    def record_tool_call(
+        self,
+        tool: str,
+        input_summary: str,
+        output_summary: str | None = None,
+        success: bool | None = None,
+        node_id: str | None = None,
+        metadata: Json = None,
+        actor: Actor | None = None,
+    ) -> str:
+        run = self._require_run("tool.called")
+        rec = P.tool_call(
+            node_id or new_id("node"), run, tool, input_summary, output_summary, success, metadata
+        )
+        return self.record(rec, actor).id
+
+    def record_tool_finished(self, tool: str, output_summary: str, success: bool) -> str:
+        """``tool.finished``; a failed tool also records a ``failure`` (as the adapter does)."""
+        run = self._require_run("tool.finished")
+        if not success:
+            self.record_failure(None, f"tool {tool} failed", output_summary)
+        return self.record(P.tool_finished(run, tool, output_summary, success)).event_ids[-1]
+
+    def record_project_snapshot(
+        self,
+        project: dict[str, Any],
+        artifacts: Sequence[dict[str, Any]] = (),
+        node_id: str | None = None,
+        metadata: Json = None,
+    ) -> str:
+        rec = P.project_snapshot(node_id or new_id("node"), project, artifacts, metadata)
+        return self.record(rec).id
+
+    def attach_artifact(self, node_id: str, artifact: dict[str, Any]) -> str:
+        return self.record(P.attachment(node_id, artifact), SYSTEM).event_ids[-1]
+
+    def link(self, source: str, rel: str, target: str) -> str:
+        """An ops-only ``CreateRelation`` (props ``{}``)."""
+        return self.record(P.ops_only([P.relation(source, rel, target)])).event_ids[-1]
+
+    def apply_ops(self, ops: Sequence[dict[str, Any]], causation: str | None = None) -> str:
+        """Raw ops in one ``state.ops_applied`` event (a maintenance root outside a run)."""
+        return self.record(P.ops_only(ops), causation=causation).event_ids[-1]
+
+    # -- runs (REFERENCE §4.4) -------------------------------------------------
+
+    def _require_run(self, kind: str) -> str:
+        if self.open_run is None:
+            raise GaspError(
+                f"{kind} needs an open run (outside one it would be an invalid root, check 5)",
+                "start one with: git gasp run start --task TEXT",
+            )
+        return self.open_run.run_id
+
+    def start_run(self, task: str, goal: str | None = None, run_id: str | None = None) -> str:
+        """``run.started`` (a root) + CreateNode run; opens the run and keeps the lease."""
+        if self.open_run is not None:
+            raise GaspError(
+                f"run {self.open_run.run_id} is already open; finish it before starting another",
+                "close it with: git gasp run close --outcome TEXT (or run abandon)",
+            )
+        if goal is not None and goal not in self.graph.nodes:
+            raise GaspError(f"unknown goal: {goal}", "record it first: git gasp record goal")
+        run_id = run_id or new_id("run")
+        rec = P.run_started(run_id, task)
+        started = self._event("run.started", rec.payload, self.actor, None, run_id)
+        self.append([started])
+        self.open_run = OpenRun(run_id, started.id, goal, self.worker)
+        write_marker(self.root, self.open_run)
+        pair = self._event(OPS_APPLIED, list(rec.ops), self.actor, started.id, run_id)
+        self.append([pair])
+        return run_id
+
+    def finish_run(self, outcome: str) -> str:
+        """``run.finished`` + UpdateNode run; the run stays open until committed."""
+        run = self.open_run
+        if run is None:
+            raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
+        if not any(
+            e.kind == "run.finished"
+            and isinstance(e.payload, dict)
+            and e.payload.get("run_id") == run.run_id
+            for e in self._run_events
+        ):
+            self.record(P.run_finished(run.run_id, outcome))
+        return run.run_id
+
+    def forget_run(self) -> None:
+        """Drop the open-run marker and release the lease (after the boundary commit)."""
+        remove_marker(self.root)
+        self.open_run = None
+        self.lease.release()

@@ -1,0 +1,383 @@
+"""What each typed helper writes (REFERENCE §4.2–§4.5): domain payload + ops.
+
+Pure builders: each returns a :class:`Record` — the domain event's kind and
+payload (or none, for ops-only helpers) and the ops of its
+``state.ops_applied`` pair — in exactly the runtime's shapes. Payload and
+props keys are written sorted by the encoder, as the runtime writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from git_gasp.core.jsonvalue import Json
+
+GOAL_STATUSES = ("Open", "InProgress", "Satisfied", "Abandoned", "Blocked", "Stale")
+TASK_STATUSES = ("Open", "InProgress", "Done", "Blocked", "Abandoned", "Stale")
+EVAL_STATUSES = ("Started", "Passed", "Failed", "Error", "Skipped")
+DECISION_STATUSES = ("Pending", "Approved", "Rejected", "Superseded")
+PATCH_STATUSES = (
+    "Proposed",
+    "AppliedInFork",
+    "Evaluated",
+    "Approved",
+    "Rejected",
+    "Promoted",
+    "Stale",
+    "Conflicted",
+)
+
+
+class Record(NamedTuple):
+    """One helper call: an optional domain event, then its ops pair."""
+
+    kind: str | None  # the domain event kind; None for ops-only helpers
+    payload: Json
+    ops: tuple[dict[str, Any], ...]  # empty: a raw event with no pair
+    returns: str  # the id the helper reports (an entity id, or "" for the ops event)
+
+
+def actor_value(kind: str, actor_id: str) -> dict[str, str]:
+    return {"id": actor_id, "kind": kind}
+
+
+def create_node(node_id: str, kind: str, props: dict[str, Any]) -> dict[str, Any]:
+    return {"CreateNode": {"id": node_id, "kind": kind, "props": props}}
+
+
+def relation(source: str, rel: str, target: str, props: Json = None) -> dict[str, Any]:
+    return {
+        "CreateRelation": {
+            "from": source,
+            "props": {} if props is None else props,
+            "rel": rel,
+            "to": target,
+        }
+    }
+
+
+def update_node(node_id: str, props: Json) -> dict[str, Any]:
+    return {"UpdateNode": {"id": node_id, "props": props}}
+
+
+def artifact(
+    kind: str,
+    uri: str,
+    hash: str | None = None,  # the reference field name
+    summary: str | None = None,
+    metadata: Json = None,
+) -> dict[str, Any]:
+    return {
+        "hash": hash,
+        "kind": kind,
+        "metadata": {} if metadata is None else metadata,
+        "summary": summary,
+        "uri": uri,
+    }
+
+
+def attach(node_id: str, art: dict[str, Any]) -> dict[str, Any]:
+    return {"AttachArtifact": {"artifact": art, "id": node_id}}
+
+
+def _meta(metadata: Json) -> Json:
+    return {} if metadata is None else metadata
+
+
+def goal(
+    goal_id: str, title: str, summary: str, status: str, owner: dict[str, str], metadata: Json
+) -> Record:
+    payload = {
+        "id": goal_id,
+        "metadata": _meta(metadata),
+        "owner": owner,
+        "status": status,
+        "summary": summary,
+        "title": title,
+    }
+    props = {k: v for k, v in payload.items() if k != "id"}
+    return Record("goal.created", payload, (create_node(goal_id, "goal", props),), goal_id)
+
+
+def status_change(entity: str, entity_id: str, status: str, reason: str | None) -> Record:
+    """``goal``/``task``/``patch`` status updates: ``<entity>.status_changed``."""
+    payload = {f"{entity}_id": entity_id, "reason": reason, "status": status}
+    ops = (update_node(entity_id, {"status": status, "status_reason": reason}),)
+    return Record(f"{entity}.status_changed", payload, ops, entity_id)
+
+
+def task(
+    task_id: str,
+    title: str,
+    summary: str,
+    status: str,
+    goal_id: str | None,
+    created_by: dict[str, str],
+    metadata: Json,
+) -> Record:
+    payload = {
+        "created_by": created_by,
+        "goal": goal_id,
+        "id": task_id,
+        "metadata": _meta(metadata),
+        "status": status,
+        "summary": summary,
+        "title": title,
+    }
+    props = {"metadata": _meta(metadata), "status": status, "summary": summary, "title": title}
+    ops = [create_node(task_id, "task", props)]
+    if goal_id is not None:
+        ops.append(relation(task_id, "serves", goal_id))
+    return Record("task.created", payload, tuple(ops), task_id)
+
+
+def observation(
+    obs_id: str, title: str, summary: str, observed_in: str | None, metadata: Json
+) -> Record:
+    payload = {
+        "id": obs_id,
+        "metadata": _meta(metadata),
+        "observed_in": observed_in,
+        "summary": summary,
+        "title": title,
+    }
+    props = {"metadata": _meta(metadata), "summary": summary, "title": title}
+    ops = [create_node(obs_id, "observation", props)]
+    if observed_in is not None:
+        ops.append(relation(obs_id, "observes", observed_in))
+    return Record("observation.created", payload, tuple(ops), obs_id)
+
+
+def failure(failure_id: str, title: str, summary: str) -> Record:
+    payload = {"failure_id": failure_id, "id": failure_id, "summary": summary, "title": title}
+    ops = (create_node(failure_id, "failure", {"summary": summary, "title": title}),)
+    return Record("failure.observed", payload, ops, failure_id)
+
+
+def hypothesis(
+    hyp_id: str,
+    title: str,
+    summary: str,
+    confidence: float | None,
+    metadata: Json,
+    explains: str | None,
+) -> Record:
+    payload = {
+        "confidence": confidence,
+        "id": hyp_id,
+        "metadata": _meta(metadata),
+        "summary": summary,
+        "title": title,
+    }
+    props = {k: v for k, v in payload.items() if k != "id"}
+    ops = [create_node(hyp_id, "hypothesis", props)]
+    if explains is not None:
+        ops.append(relation(hyp_id, "explains", explains))
+    return Record("hypothesis.created", payload, tuple(ops), hyp_id)
+
+
+def patch(
+    patch_id: str,
+    title: str,
+    summary: str,
+    created_by: dict[str, str],
+    *,
+    status: str = "Proposed",
+    base_state_version: int = 0,
+    base_project_ref: Json = None,
+    ops: Sequence[dict[str, Any]] = (),
+    preconditions: Sequence[Json] = (),
+    expected_effects: Sequence[Json] = (),
+    evidence: Sequence[str] = (),
+    artifacts: Sequence[dict[str, Any]] = (),
+) -> Record:
+    payload = {
+        "artifacts": list(artifacts),
+        "base_project_ref": base_project_ref,
+        "base_state_version": base_state_version,
+        "created_by": created_by,
+        "evidence": list(evidence),
+        "expected_effects": list(expected_effects),
+        "id": patch_id,
+        "ops": list(ops),
+        "preconditions": list(preconditions),
+        "status": status,
+        "summary": summary,
+        "title": title,
+    }
+    props = {
+        "base_project_ref": base_project_ref,
+        "base_state_version": base_state_version,
+        "expected_effects": list(expected_effects),
+        "preconditions": list(preconditions),
+        "status": status,
+        "summary": summary,
+        "title": title,
+    }
+    pair = [create_node(patch_id, "patch", props)]
+    pair += [relation(patch_id, "addresses", e) for e in evidence]
+    pair += [attach(patch_id, a) for a in artifacts]
+    pair += list(ops)
+    return Record("patch.proposed", payload, tuple(pair), patch_id)
+
+
+def evaluation(
+    eval_id: str,
+    command: str,
+    status: str,
+    score: float | None,
+    metadata: Json,
+    patch_id: str | None,
+) -> Record:
+    payload = {
+        "command": command,
+        "id": eval_id,
+        "metadata": _meta(metadata),
+        "score": score,
+        "status": status,
+    }
+    props = {k: v for k, v in payload.items() if k != "id"}
+    ops = [create_node(eval_id, "eval", props)]
+    if patch_id is not None:
+        ops.append(relation(patch_id, "validated_by", eval_id))
+    return Record("eval.finished", payload, tuple(ops), eval_id)
+
+
+def decision(
+    decision_id: str,
+    status: str,
+    reason: str,
+    decided_by: dict[str, str],
+    metadata: Json,
+    target: str | None,
+) -> Record:
+    payload = {
+        "decided_by": decided_by,
+        "id": decision_id,
+        "metadata": _meta(metadata),
+        "reason": reason,
+        "status": status,
+    }
+    props = {k: v for k, v in payload.items() if k != "id"}
+    ops = [create_node(decision_id, "decision", props)]
+    if target is not None:
+        rel = {"Approved": "approved_by", "Rejected": "rejected_by"}.get(status, "references")
+        ops.append(relation(target, rel, decision_id))
+    return Record("decision.created", payload, tuple(ops), decision_id)
+
+
+def frame(frame_id: str, title: str, summary: str, parent: str | None, metadata: Json) -> Record:
+    payload = {
+        "id": frame_id,
+        "metadata": _meta(metadata),
+        "parent": parent,
+        "summary": summary,
+        "title": title,
+    }
+    props = {"metadata": _meta(metadata), "summary": summary, "title": title}
+    ops = [create_node(frame_id, "frame", props)]
+    if parent is not None:
+        ops.append(relation(frame_id, "contained_in_frame", parent))
+    return Record("frame.created", payload, tuple(ops), frame_id)
+
+
+def run_started(run_id: str, task_text: str) -> Record:
+    ops = (create_node(run_id, "run", {"status": "started", "task": task_text}),)
+    return Record("run.started", {"run_id": run_id, "task": task_text}, ops, run_id)
+
+
+def run_finished(run_id: str, outcome: str) -> Record:
+    ops = (update_node(run_id, {"outcome": outcome, "status": "finished"}),)
+    return Record("run.finished", {"outcome": outcome, "run_id": run_id}, ops, run_id)
+
+
+def model_call(
+    node_id: str,
+    run_id: str,
+    model: str,
+    prompt_summary: str,
+    output_summary: str | None,
+    metadata: Json,
+) -> Record:
+    payload = {
+        "id": node_id,
+        "metadata": _meta(metadata),
+        "model": model,
+        "output_summary": output_summary,
+        "prompt_summary": prompt_summary,
+        "run_id": run_id,
+    }
+    props = {k: v for k, v in payload.items() if k != "id"}
+    ops = (create_node(node_id, "model_call", props), relation(node_id, "produced_by", run_id))
+    return Record("model.called", payload, ops, node_id)
+
+
+def tool_call(
+    node_id: str,
+    run_id: str,
+    tool: str,
+    input_summary: str,
+    output_summary: str | None,
+    success: bool | None,
+    metadata: Json,
+) -> Record:
+    payload = {
+        "id": node_id,
+        "input_summary": input_summary,
+        "metadata": _meta(metadata),
+        "output_summary": output_summary,
+        "run_id": run_id,
+        "success": success,
+        "tool": tool,
+    }
+    props = {k: v for k, v in payload.items() if k != "id"}
+    ops = (create_node(node_id, "tool_call", props), relation(node_id, "produced_by", run_id))
+    return Record("tool.called", payload, ops, node_id)
+
+
+def model_finished(run_id: str, model: str, output_summary: str, metadata: Json) -> Record:
+    payload = {
+        "metadata": _meta(metadata),
+        "model": model,
+        "output_summary": output_summary,
+        "run_id": run_id,
+    }
+    return Record("model.finished", payload, (), run_id)
+
+
+def tool_finished(run_id: str, tool: str, output_summary: str, success: bool) -> Record:
+    payload = {"output_summary": output_summary, "run_id": run_id, "success": success, "tool": tool}
+    return Record("tool.finished", payload, (), run_id)
+
+
+def project_snapshot(
+    node_id: str, project: dict[str, Any], artifacts: Sequence[dict[str, Any]], metadata: Json
+) -> Record:
+    payload = {
+        "artifacts": list(artifacts),
+        "id": node_id,
+        "metadata": _meta(metadata),
+        "project": project,
+    }
+    ops = [
+        create_node(node_id, "project_snapshot", {"metadata": _meta(metadata), "project": project})
+    ]
+    ops += [attach(node_id, a) for a in artifacts]
+    return Record("project.snapshot_recorded", payload, tuple(ops), node_id)
+
+
+def project_ref(
+    repo: str, branch: str | None = None, commit: str | None = None, worktree: str | None = None
+) -> dict[str, Any]:
+    return {"branch": branch, "commit": commit, "repo": repo, "worktree": worktree}
+
+
+def attachment(node_id: str, art: dict[str, Any]) -> Record:
+    return Record(
+        "artifact.attached", {"artifact": art, "node_id": node_id}, (attach(node_id, art),), node_id
+    )
+
+
+def ops_only(ops: Sequence[dict[str, Any]]) -> Record:
+    return Record(None, None, tuple(ops), "")

@@ -1,0 +1,163 @@
+"""The single-writer lease, ``.agent/lease``, exactly as the reference (REFERENCE §7).
+
+File: compact JSON ``{"worker_id":…,"pid":…,"expires_at_ms":…}``, no newline.
+A worker takes it by exclusive create, renews it by write-to-temp + rename,
+steals an *expired* lease by renaming it aside (and puts it back if it turns
+out to be live), and never steals a corrupt one. The clock is injected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import NamedTuple
+
+from git_gasp.errors import FINDINGS, GaspError
+
+DEFAULT_TTL_MS = 600_000
+LEASE_PATH = ".agent/lease"
+_ATTEMPTS = 3
+
+
+class LeaseError(GaspError):
+    """The lease cannot be taken (held by another worker, corrupt, contended)."""
+
+    exit_code = FINDINGS
+
+
+class Holder(NamedTuple):
+    worker_id: str
+    pid: int
+    expires_at_ms: int
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _when(ms: int) -> str:
+    try:
+        stamp = datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return str(ms)
+    return f"{ms} ({stamp})"
+
+
+class Lease:
+    """The lease of one worker over one agent repository."""
+
+    def __init__(
+        self,
+        root: str,
+        worker_id: str,
+        ttl_ms: int = DEFAULT_TTL_MS,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
+        if not worker_id.strip():
+            raise GaspError("worker id must not be blank", "pass --worker ID or set GASP_WORKER_ID")
+        self.path = os.path.join(root, LEASE_PATH)
+        self.worker_id = worker_id
+        self.ttl_ms = ttl_ms
+        self.clock = clock
+
+    def _record(self) -> bytes:
+        holder = {
+            "worker_id": self.worker_id,
+            "pid": os.getpid(),
+            "expires_at_ms": self.clock() + self.ttl_ms,
+        }
+        return json.dumps(holder, separators=(",", ":")).encode()
+
+    def _read(self, path: str) -> Holder | None:
+        """The holder recorded in ``path``; None if the file vanished."""
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise LeaseError(f"lease file {path} is unreadable: {exc.strerror}") from None
+        try:
+            data = json.loads(raw)
+            return Holder(str(data["worker_id"]), int(data["pid"]), int(data["expires_at_ms"]))
+        except (ValueError, KeyError, TypeError):
+            raise LeaseError(
+                f"lease file {path} is corrupt ({raw[:80]!r})",
+                "inspect or remove it manually; a corrupt lease is never stolen",
+            ) from None
+
+    def holder(self) -> Holder | None:
+        """Who holds the lease now (live or expired), or None."""
+        return self._read(self.path)
+
+    def acquire(self) -> None:
+        """Take or renew the lease; raise :class:`LeaseError` if another worker holds it."""
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        for _ in range(_ATTEMPTS):
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                pass
+            else:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(self._record())
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                return
+            held = self._read(self.path)
+            if held is None:
+                continue
+            if held.worker_id == self.worker_id:
+                self._renew()
+                return
+            if held.expires_at_ms > self.clock():
+                raise self._held(held)
+            if self._steal():
+                continue
+        raise LeaseError("could not acquire lease after repeated contention; retry")
+
+    def _held(self, held: Holder) -> LeaseError:
+        return LeaseError(
+            f"lease held by worker `{held.worker_id}` (pid {held.pid}) "
+            f"until {_when(held.expires_at_ms)}",
+            "wait for it to finish or expire, or use that worker's id",
+        )
+
+    def _renew(self) -> None:
+        tmp = f"{self.path}.tmp-{os.getpid()}"
+        with open(tmp, "wb") as fh:
+            fh.write(self._record())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def _steal(self) -> bool:
+        """Move an expired lease aside; put it back (and fail) if it was renewed."""
+        aside = f"{self.path}.steal-{os.getpid()}"
+        try:
+            os.rename(self.path, aside)
+        except FileNotFoundError:
+            return True
+        held = self._read(aside)
+        if (
+            held is not None
+            and held.expires_at_ms > self.clock()
+            and held.worker_id != self.worker_id
+        ):
+            with contextlib.suppress(OSError):
+                os.rename(aside, self.path)
+            raise self._held(held)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(aside)
+        return True
+
+    def release(self) -> None:
+        """Delete the lease if it is ours; a foreign or absent lease is left alone."""
+        held = self._read(self.path)
+        if held is not None and held.worker_id == self.worker_id:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)

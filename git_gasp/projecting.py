@@ -1,0 +1,161 @@
+"""Writing the projections: facts, active memory, the journal, snapshots."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import tomllib
+
+from git_gasp import store
+from git_gasp.agent import Agent, new_id
+from git_gasp.core.fold import fold
+from git_gasp.core.log import parse_log
+from git_gasp.core.projections import (
+    Fact,
+    FactsFile,
+    active_memory,
+    fact_line,
+    journal_entry,
+    line_count_through,
+    parse_facts,
+    snapshot_record,
+)
+from git_gasp.errors import USAGE, GaspError
+from git_gasp.lease import now_ms
+
+FACTS_PATH = "memory/facts.jsonl"
+MEMORY_PATH = "memory/active_memory.md"
+JOURNAL_PATH = "journal/JOURNAL.md"
+CONFIG_PATH = ".agent/config.toml"
+DEFAULT_SNAPSHOT_EVERY = 1000
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def read_facts(root: str) -> FactsFile:
+    try:
+        with open(os.path.join(root, FACTS_PATH), encoding="utf-8") as fh:
+            return parse_facts(fh.read())
+    except FileNotFoundError:
+        return FactsFile((), ())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GaspError(f"{FACTS_PATH}: cannot read: {exc}") from None
+
+
+def regenerate_memory(root: str) -> str:
+    """Rewrite ``memory/active_memory.md`` from the facts; returns its path."""
+    path = os.path.join(root, MEMORY_PATH)
+    write_atomically(path, active_memory(read_facts(root)).encode("utf-8"))
+    return MEMORY_PATH
+
+
+def add_fact(
+    agent: Agent, text: str, derived_from: list[str], supersedes: str | None = None
+) -> Fact:
+    """Append a fact (validated: the ids it names exist) and refresh active memory."""
+    if not text.strip():
+        raise GaspError("a fact needs text", None, USAGE)
+    known = set(agent.graph.nodes) | {e.id for e in agent.events()}
+    memory = read_facts(agent.root)
+    fact_ids = {f.id for f in memory.facts}
+    for ref in derived_from:
+        if ref not in known and ref not in fact_ids:
+            raise GaspError(
+                f"--derived-from {ref}: no event, node or fact has that id", None, USAGE
+            )
+    if supersedes is not None:
+        if supersedes not in fact_ids:
+            raise GaspError(f"unknown fact: {supersedes}", "list facts with: git gasp fact list")
+        later = [f.id for f in memory.facts if f.supersedes == supersedes]
+        if later:
+            raise GaspError(
+                f"fact {supersedes} is already superseded by {later[0]}",
+                f"supersede the latest one: git gasp fact supersede {later[-1]} TEXT",
+            )
+    fact = Fact(new_id("fact"), now_ms(), text, tuple(derived_from), supersedes)
+    agent.lease.acquire()
+    with store.locked(os.path.join(agent.root, FACTS_PATH)) as facts:
+        facts.write((fact_line(fact) + "\n").encode("utf-8"))
+    regenerate_memory(agent.root)
+    return fact
+
+
+def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, task: str) -> str:
+    """Append the run's entry once (a retried close does not add a second)."""
+    path = os.path.join(agent.root, JOURNAL_PATH)
+    header = f"## Run {run_id}:"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if any(line.startswith(header) for line in fh):
+                return JOURNAL_PATH
+    except FileNotFoundError:
+        pass
+    entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.events())
+    with store.locked(path) as journal:
+        if journal.size() == 0:
+            journal.write(b"# Journal\n\n")
+        journal.write(entry.encode("utf-8"))
+    return JOURNAL_PATH
+
+
+def snapshot_every(root: str) -> int:
+    """``[gasp] snapshot_every`` in ``.agent/config.toml`` (events; 0 = never)."""
+    try:
+        with open(os.path.join(root, CONFIG_PATH), "rb") as fh:
+            value = tomllib.load(fh).get("gasp", {}).get("snapshot_every", DEFAULT_SNAPSHOT_EVERY)
+    except FileNotFoundError:
+        return DEFAULT_SNAPSHOT_EVERY
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise GaspError(f"{CONFIG_PATH}: cannot read: {exc}") from None
+    if type(value) is not int or value < 0:
+        raise GaspError(f"{CONFIG_PATH}: [gasp] snapshot_every must be a whole number", None, USAGE)
+    return value
+
+
+def write_snapshot(root: str, at: str | None = None) -> str:
+    """Write ``snapshots/<event-id>/graph.json`` for the log (through ``at``)."""
+    with open(os.path.join(root, "state", "events.jsonl"), "rb") as fh:
+        data = fh.read()
+    log = parse_log(data)
+    if log.errors:
+        raise GaspError("the log does not parse; fix it before taking a snapshot (git gasp check)")
+    events = log.events
+    if at is not None:
+        ends = [i for i, e in enumerate(events) if e.id == at]
+        if not ends:
+            raise GaspError(f"unknown event id: {at}", None, USAGE)
+        events = events[: ends[0] + 1]
+    if not events:
+        raise GaspError("the log is empty: nothing to snapshot", None, USAGE)
+    graph = fold(events).graph
+    last = events[-1].id
+    record = snapshot_record(data, graph, last, line_count_through(data, len(events)))
+    rel = f"snapshots/{last}/graph.json"
+    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    write_atomically(os.path.join(root, rel), text.encode("utf-8") + b"\n")
+    return rel
+
+
+def snapshot_due(root: str, events_total: int) -> bool:
+    every = snapshot_every(root)
+    if every <= 0 or events_total == 0:
+        return False
+    base = os.path.join(root, "snapshots")
+    latest = 0
+    if os.path.isdir(base):
+        for name in os.listdir(base):
+            try:
+                with open(os.path.join(base, name, "graph.json"), "rb") as fh:
+                    latest = max(latest, int(json.loads(fh.read())["integrity"]["line_count"]))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+    return events_total - latest >= every

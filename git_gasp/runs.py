@@ -1,0 +1,115 @@
+"""Closing a run: ``run.finished``, projections, and the one boundary commit.
+
+The commit is a normal ``git commit`` (the user's identity, ``commit.gpgsign``
+and the repository's own hooks apply), limited by pathspec to the log, the
+projections and the paths the caller names, so anything else the user staged
+stays staged. Its message is the runtime's (REFERENCE §8) plus one
+``Agent-Session`` trailer per session::
+
+    run <run-id>: <outcome>
+
+    Run-Id: <run-id>
+    Goal: <goal-id or ->
+    Outcome: <outcome>
+    Agent-Session: <agent>:[<namespace>:]<sessionId>[#<recordRef>]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from git_gasp import gitrepo, projecting
+from git_gasp.agent import Agent
+from git_gasp.errors import USAGE, GaspError
+from git_gasp.worktree import EVENTS_PATH
+
+_SESSION = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9._-]*:(?:[A-Za-z0-9][A-Za-z0-9._-]*:)?[^\s:#/]+(?:#[^\s]+)?"
+)
+
+
+class Closed(NamedTuple):
+    run_id: str
+    commit: str | None  # None when nothing changed
+    snapshot: str | None  # the snapshot written on cadence, if any
+
+
+def check_session(ref: str) -> str:
+    """``<agent>:[<namespace>:]<sessionId>[#<recordRef>]``, never a URL."""
+    if "://" in ref or not _SESSION.fullmatch(ref):
+        raise GaspError(
+            f"--session {ref!r} is not an Agent-Session reference",
+            "use <agent>:[<namespace>:]<sessionId>[#<recordRef>], e.g. claude:ses_01H9X",
+            USAGE,
+        )
+    return ref
+
+
+def commit_message(run_id: str, goal: str, outcome: str, sessions: Sequence[str]) -> str:
+    for name, value in (("run id", run_id), ("goal", goal), ("outcome", outcome)):
+        if "\n" in value or "\r" in value:
+            raise GaspError(f"{name} must not contain newlines (would forge commit trailers)")
+        if not value.strip():
+            raise GaspError(f"{name} must not be empty", None, USAGE)
+    lines = [f"run {run_id}: {outcome}", "", f"Run-Id: {run_id}", f"Goal: {goal}"]
+    lines.append(f"Outcome: {outcome}")
+    lines += [f"Agent-Session: {check_session(s)}" for s in sessions]
+    return "\n".join(lines) + "\n"
+
+
+def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None:
+    """``git add`` + ``git commit -- <paths>``; None if none of them changed."""
+    present = [p for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
+    tracked = set(gitrepo.tracked(root, list(paths))) if paths else set()
+    gone = [p for p in paths if p in tracked and p not in present]
+    if EVENTS_PATH in gone:
+        raise GaspError(f"{EVENTS_PATH} is tracked but missing: refusing to commit its deletion")
+    pathspec = present + gone
+    if not pathspec:
+        return None
+    gitrepo.run(root, ["add", "-A", "--", *pathspec])
+    if not gitrepo.run(root, ["status", "--porcelain", "--", *pathspec]).strip():
+        return None
+    gitrepo.run(root, ["commit", "-q", "-F", "-", "--", *pathspec], stdin=message.encode())
+    return gitrepo.run(root, ["rev-parse", "HEAD"]).decode().strip()
+
+
+def close_run(
+    agent: Agent,
+    outcome: str,
+    goal: str | None = None,
+    sessions: Sequence[str] = (),
+    paths: Sequence[str] = (),
+) -> Closed:
+    """Finish the open run and make its boundary commit (safe to retry)."""
+    run = agent.open_run
+    if run is None:
+        raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
+    goal_id = goal or run.goal or "-"
+    message = commit_message(run.run_id, goal_id, outcome, sessions)  # validate before writing
+    for path in paths:
+        if os.path.isabs(path) or path.startswith(".."):
+            raise GaspError(f"{path}: name paths inside the repository", None, USAGE)
+    agent.lease.acquire()
+    agent.finish_run(outcome)
+    task = _task_of(agent, run.run_id)
+    written = [EVENTS_PATH, projecting.FACTS_PATH]
+    written.append(projecting.append_journal(agent, run.run_id, goal_id, outcome, task))
+    written.append(projecting.regenerate_memory(agent.root))
+    snapshot = None
+    if projecting.snapshot_due(agent.root, len(agent.events())):
+        snapshot = projecting.write_snapshot(agent.root)
+        written.append(snapshot)
+    commit = boundary_commit(agent.root, message, [*written, *paths])
+    agent.forget_run()
+    return Closed(run.run_id, commit, snapshot)
+
+
+def _task_of(agent: Agent, run_id: str) -> str:
+    node = agent.graph.nodes.get(run_id)
+    props = node.props if node is not None else None
+    task = props.get("task") if isinstance(props, dict) else None
+    return task if isinstance(task, str) else "-"

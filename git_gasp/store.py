@@ -1,0 +1,131 @@
+"""The one writer of append-only files: lock, check the tail, append, fsync.
+
+Every append to ``state/events.jsonl`` and ``memory/facts.jsonl`` goes through
+:func:`locked`: an exclusive ``flock`` on the file (so processes of one worker
+never interleave), then the caller reads what other processes appended,
+validates, and writes one batch with :meth:`Appender.write`, which refuses to
+glue onto a torn (unterminated) final line, writes, flushes and fsyncs the
+file (and its directory when the file is new). A crash loses at most the batch
+in flight, as a torn final line that :func:`repair` removes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+
+from git_gasp.errors import FINDINGS, GaspError
+
+
+class TornTailError(GaspError):
+    """The file ends in an unterminated line: a crash mid-append."""
+
+    exit_code = FINDINGS
+
+
+class Appender:
+    """An open, exclusively locked append-only file."""
+
+    def __init__(self, path: str, fd: int, created: bool) -> None:
+        self.path = path
+        self.fd = fd
+        self.created = created
+
+    def size(self) -> int:
+        return os.fstat(self.fd).st_size
+
+    def read_from(self, offset: int) -> bytes:
+        """The bytes from ``offset`` to the end (what others appended since)."""
+        size = self.size()
+        chunks = []
+        while offset < size:
+            chunk = os.pread(self.fd, min(size - offset, 1 << 24), offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            offset += len(chunk)
+        return b"".join(chunks)
+
+    def ends_cleanly(self) -> bool:
+        size = self.size()
+        return size == 0 or os.pread(self.fd, 1, size - 1) == b"\n"
+
+    def write(self, data: bytes) -> None:
+        """Append ``data`` (whole lines) durably."""
+        if not self.ends_cleanly():
+            raise TornTailError(
+                f"{self.path}: the last line is unterminated (torn by a crash mid-append)",
+                "run `git gasp repair` to remove it; committed lines are never touched",
+            )
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+        os.fsync(self.fd)
+        if self.created:
+            _fsync_dir(os.path.dirname(self.path))
+            self.created = False
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(path or ".", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(path: str) -> Iterator[Appender]:
+    """Open ``path`` for appending (creating it) under an exclusive lock."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    created = not os.path.exists(path)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield Appender(path, fd, created)
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
+def torn_tail(data: bytes) -> bytes:
+    """The unterminated bytes after the last newline (b"" if none)."""
+    cut = data.rfind(b"\n") + 1
+    return data[cut:]
+
+
+def repair(path: str, backup_dir: str, committed_size: int, parses: bool) -> str:
+    """Remove an unterminated, unparseable final line, keeping a backup.
+
+    ``committed_size`` is the size of the committed version (HEAD's blob);
+    bytes inside it are never touched. ``parses`` says whether the tail is a
+    complete event (then it is only terminated with a newline). Returns what
+    was done, for the user.
+    """
+    with locked(path) as log:
+        data = log.read_from(0)
+        tail = torn_tail(data)
+        if not tail:
+            return "nothing to repair: the log ends with a complete line"
+        cut = len(data) - len(tail)
+        if cut < committed_size:
+            raise GaspError(
+                f"{path}: the unterminated last line is part of the committed log",
+                "this is not a crash tail; restore the file with `git checkout -- <path>`",
+            )
+        if parses:
+            os.write(log.fd, b"\n")
+            os.fsync(log.fd)
+            return "the last line was complete but unterminated: added its newline"
+        os.makedirs(backup_dir, exist_ok=True)
+        backup = os.path.join(backup_dir, f"torn-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+        with open(backup, "wb") as fh:
+            fh.write(tail)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.ftruncate(log.fd, cut)
+        os.fsync(log.fd)
+        return f"removed a torn last line of {len(tail)} bytes (saved to {backup})"

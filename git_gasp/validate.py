@@ -1,0 +1,112 @@
+"""Checking a batch of new events against the current graph, before appending.
+
+The rules are the conformance checks, applied to what is about to be written:
+a strict fold of the new ops on the current graph skips nothing (check 2),
+node kinds and relations are declared (check 3), causes point backwards and
+roots have root kinds (check 5), a domain event's pair creates its entity
+exactly once and an ops event never chains to an ops event (check 7).
+An entity id that already names a node is refused: re-creating it would
+silently reset the node in every fold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from git_gasp.core.checks import PAIRED_KINDS, is_allowed_root
+from git_gasp.core.event import OPS_APPLIED, Event
+from git_gasp.core.fold import Folder
+from git_gasp.core.ops import (
+    AttachArtifact,
+    CreateNode,
+    CreateRelation,
+    MarkStale,
+    OpsError,
+    TombstoneNode,
+    UpdateNode,
+    parse_ops,
+)
+from git_gasp.core.pack import Pack, vocabulary
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+
+
+class RefusedError(GaspError):
+    """A batch that a fold would skip or a check would reject."""
+
+    exit_code = FINDINGS
+
+
+def choice(what: str, value: str, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise GaspError(f"{what} must be one of {', '.join(allowed)} (got {value!r})", None, USAGE)
+
+
+def batch(
+    events: Sequence[Event], folder: Folder, ids: Mapping[str, str], packs: list[Pack]
+) -> None:
+    """Raise :class:`RefusedError` unless ``events`` may be appended as they are."""
+    kinds, rels = vocabulary(packs)
+    seen = dict(ids)
+    created: set[str] = set()
+    for event in events:
+        cause = event.causation_id
+        if cause is not None and cause not in seen:
+            raise RefusedError(f"{event.kind}: causation_id {cause} names no earlier event")
+        if cause is None and not is_allowed_root(event.kind):
+            raise RefusedError(
+                f"{event.kind} outside a run would be an invalid root event (check 5)",
+                "start a run first: git gasp run start --task TEXT",
+            )
+        if event.id in seen:
+            raise RefusedError(f"duplicate event id {event.id}")
+        if event.kind in PAIRED_KINDS:
+            entity = event.payload.get("id") if isinstance(event.payload, dict) else None
+            if not isinstance(entity, str) or not entity:
+                raise RefusedError(f"{event.kind} payload needs a string `id`")
+            if entity in folder.nodes:
+                raise RefusedError(
+                    f"`{entity}` already exists; recording it again would reset the node",
+                    "choose a new id (or update it with a status change)",
+                )
+        if event.kind == OPS_APPLIED:
+            if cause is not None and seen.get(cause) == OPS_APPLIED:
+                raise RefusedError("an ops event may not be caused by another ops event (check 7)")
+            _check_ops(event, folder, created, kinds, rels)
+        seen[event.id] = event.kind
+
+
+def _check_ops(
+    event: Event,
+    folder: Folder,
+    created: set[str],
+    kinds: frozenset[str],
+    rels: frozenset[str],
+) -> None:
+    try:
+        ops = parse_ops(event.payload)
+    except OpsError as exc:
+        raise RefusedError(f"ops do not parse: {exc}") from None
+    for op in ops:
+        if isinstance(op, CreateNode):
+            if op.kind not in kinds:
+                raise RefusedError(
+                    f"node kind `{op.kind}` is not declared (check 3)",
+                    "declare it in a pack under .agent/packs/",
+                )
+            created.add(op.id)
+        elif isinstance(op, CreateRelation):
+            if op.rel not in rels:
+                raise RefusedError(
+                    f"relation `{op.rel}` is not declared (check 3)",
+                    "declare it in a pack under .agent/packs/",
+                )
+        elif isinstance(op, UpdateNode | TombstoneNode | MarkStale | AttachArtifact):
+            _needs(op.id, folder, created, type(op).__name__)
+
+
+def _needs(node: str, folder: Folder, created: set[str], op: str) -> None:
+    if node not in folder.nodes and node not in created:
+        raise RefusedError(
+            f"{op} names node `{node}`, which does not exist (a fold would skip it)",
+            "record the node first, or check the id",
+        )
