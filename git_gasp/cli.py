@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import click
 
 from git_gasp import __version__, gitrepo, output
+from git_gasp import cli_agent, cli_demo, cli_record
 from git_gasp.errors import FINDINGS, OK
 from git_gasp.shell import handle_errors
 
@@ -115,6 +116,10 @@ def fixture(directory: str, as_json: bool) -> int:
         output.data(f"fixture written to {directory} (commit {commit[:12]})")
         output.diag(f"check it with: git gasp check --fixture {directory}")
     return OK
+
+
+for _commands in (cli_agent, cli_record, cli_demo):
+    _commands.register(cli)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -43,7 +43,9 @@ def manifest_text(agent_id: str, digest: str) -> str:
 
 
 def config_text(provider: str | None, model: str | None, runtime: str | None) -> str:
-    executor = {k: v for k, v in (("provider", provider), ("model", model), ("runtime", runtime)) if v}
+    executor = {
+        k: v for k, v in (("provider", provider), ("model", model), ("runtime", runtime)) if v
+    }
     data: dict[str, Any] = {}
     if executor:
         data["executor"] = executor
