@@ -8,8 +8,7 @@ from collections.abc import Sequence
 
 import click
 
-from git_gasp import __version__, gitrepo, output
-from git_gasp import cli_agent, cli_demo, cli_record
+from git_gasp import __version__, cli_agent, cli_demo, cli_record, gitrepo, output
 from git_gasp.errors import FINDINGS, OK
 from git_gasp.shell import handle_errors
 
