@@ -94,10 +94,10 @@ class Agent:
         self._folder = Folder()
         self._ids: dict[str, str] = {}  # event id -> kind
         self._offset = 0
-        self._run_events: list[Event] = []  # run.started / run.finished, in order
+        self._events: list[Event] = []  # every event of the log, in order
         self._sync(self._read_all())
         self.open_run: OpenRun | None = find_open_run(
-            read_marker(root), self._ids, self._run_events
+            read_marker(root), self._ids, self._runs()
         )
 
     # -- opening and reading --------------------------------------------------
@@ -128,8 +128,11 @@ class Agent:
         return self._folder.graph()
 
     def events(self) -> tuple[Event, ...]:
-        """Every event of the log (re-read from disk)."""
-        return parse_log(self._read_all()).events
+        """Every event of the log, as of the last append or read."""
+        return tuple(self._events)
+
+    def _runs(self) -> list[Event]:
+        return [e for e in self._events if e.kind in ("run.started", "run.finished")]
 
     def _read_all(self) -> bytes:
         try:
@@ -155,11 +158,10 @@ class Agent:
                 "git-gasp appends only to a log that parses; fix the writer that broke it",
                 FINDINGS,
             )
+        self._folder.apply_all(log.events)
         for event in log.events:
-            self._folder.apply(event)
             self._ids[event.id] = event.kind
-            if event.kind in ("run.started", "run.finished"):
-                self._run_events.append(event)
+        self._events.extend(log.events)
         self._offset += len(complete)
 
     # -- appending ------------------------------------------------------------
@@ -214,11 +216,10 @@ class Agent:
             self._sync(log.read_from(self._offset))
             validate.batch(events, self._folder, self._ids, self._packs)
             log.write(lines)
+        self._folder.apply_all(events)
         for event in events:
-            self._folder.apply(event)
             self._ids[event.id] = event.kind
-            if event.kind in ("run.started", "run.finished"):
-                self._run_events.append(event)
+        self._events.extend(events)
         self._offset += len(lines)
 
     # -- the typed helpers (REFERENCE §4.3) ------------------------------------
@@ -472,7 +473,7 @@ class Agent:
             e.kind == "run.finished"
             and isinstance(e.payload, dict)
             and e.payload.get("run_id") == run.run_id
-            for e in self._run_events
+            for e in self._runs()
         ):
             self.record(P.run_finished(run.run_id, outcome))
         return run.run_id

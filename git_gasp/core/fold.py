@@ -103,6 +103,11 @@ class Folder:
             raise FoldError(f"invalid event payload for {OPS_APPLIED}: {exc}", event.id) from None
         self.apply_ops(ops, event.id)
 
+    def apply_all(self, events: Iterable[Event]) -> None:
+        with gc_paused():
+            for event in events:
+                self.apply(event)
+
     def apply_ops(self, ops: Iterable[Op], event_id: str) -> None:
         for index, op in enumerate(ops):
             self.ops += 1

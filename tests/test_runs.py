@@ -1,0 +1,254 @@
+"""init, runs and their boundary commits, facts, journal and snapshots, through real git."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from git_gasp import cli
+from git_gasp.agent import Agent
+from git_gasp.checking import run_all
+from git_gasp.core.log import parse_log
+from git_gasp.init import init_repo
+from git_gasp.projecting import add_fact, read_facts
+from git_gasp.runs import close_run, commit_message
+
+from .conftest import git
+
+
+def main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def conformant(repo: Path) -> None:
+    reports = run_all(str(repo))
+    assert [r.failures for r in reports] == [()] * 7
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "agent"
+    init_repo(str(path), "evolve", provider="anthropic", model="claude-opus-4-6")
+    return path
+
+
+def test_init_lays_out_a_conformant_repository(repo: Path) -> None:
+    for rel in (
+        "AGENT.md",
+        "identity/IDENTITY.md",
+        "state/events.jsonl",
+        "memory/facts.jsonl",
+        "memory/active_memory.md",
+        "journal/JOURNAL.md",
+        ".agent/config.toml",
+        "skills/README.md",
+    ):
+        assert (repo / rel).is_file(), rel
+    ignored = (repo / ".gitignore").read_text().split()
+    assert {".agent/lease", ".agent/HEAD", ".agent/RUN", ".agent/worker"} <= set(ignored)
+    assert "*.jsonl merge=union" in (repo / ".gitattributes").read_text()
+    assert "agent_id: evolve" in (repo / "AGENT.md").read_text()
+    assert git(repo, "log", "--format=%s") == "init agent evolve\n"
+    assert git(repo, "status", "--porcelain") == ""
+    conformant(repo)
+
+
+def test_init_in_an_existing_repository_touches_nothing_else(tmp_path: Path) -> None:
+    repo = tmp_path / "existing"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "README.md").write_text("mine\n")
+    (repo / ".gitignore").write_text("*.log")  # no final newline
+    (repo / "staged.txt").write_text("staged\n")
+    git(repo, "add", "README.md", "staged.txt")
+    init_repo(str(repo), "evolve")
+    assert (repo / "README.md").read_text() == "mine\n"
+    assert (repo / ".gitignore").read_text().startswith("*.log\n.agent/lease\n")
+    committed = git(repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert "README.md" not in committed and "staged.txt" not in committed
+    assert "A  staged.txt" in git(repo, "status", "--porcelain")
+
+
+def test_init_refuses_an_existing_agent(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = main(capsys, "init", str(repo), "--agent-id", "again")
+    assert code == 2 and "AGENT.md already exists" in err
+    code, _, err = main(capsys, "init", str(repo.parent / "x"), "--agent-id", "bad id!")
+    assert code == 2 and "agent id" in err
+
+
+def test_run_from_separate_processes_and_the_boundary_commit(repo: Path) -> None:
+    def gasp(*args: str) -> str:
+        proc = subprocess.run(
+            ["git", "gasp", *args], cwd=repo, capture_output=True, text=True, check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    (repo / "notes.txt").write_text("work product\n")
+    (repo / "unrelated.txt").write_text("staged by the user\n")
+    git(repo, "add", "unrelated.txt")
+    run_id = gasp("run", "start", "--task", "fix retry skill")
+    assert "open run: " + run_id in gasp("run", "status")
+    closed = json.loads(
+        gasp(
+            "run",
+            "close",
+            "--outcome",
+            "promoted",
+            "--session",
+            "claude:ses_01#r1",
+            "--json",
+            "notes.txt",
+        )
+    )
+    assert closed["run_id"] == run_id and closed["commit"]
+    message = git(repo, "log", "-1", "--format=%B")
+    assert message == (
+        f"run {run_id}: promoted\n\nRun-Id: {run_id}\nGoal: -\nOutcome: promoted\n"
+        "Agent-Session: claude:ses_01#r1\n\n"
+    )
+    files = set(git(repo, "show", "--name-only", "--format=", "HEAD").split())
+    assert files == {"state/events.jsonl", "journal/JOURNAL.md", "notes.txt"}
+    assert "A  unrelated.txt" in git(repo, "status", "--porcelain")  # still staged
+    assert not (repo / ".agent" / "RUN").exists() and not (repo / ".agent" / "lease").exists()
+    conformant(repo)
+
+
+def test_close_refuses_forged_trailers(repo: Path) -> None:
+    with pytest.raises(Exception, match="newlines"):
+        commit_message("run_1", "-", "done\nRun-Id: forged", [])
+    with pytest.raises(Exception, match="Agent-Session"):
+        commit_message("run_1", "-", "done", ["https://example.com/session"])
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("t")
+    before = (repo / "state" / "events.jsonl").read_bytes()
+    with pytest.raises(Exception, match="newlines"):
+        close_run(agent, "bad\noutcome")
+    assert (repo / "state" / "events.jsonl").read_bytes() == before  # nothing written
+
+
+def test_crash_mid_run_then_status_and_close(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = Agent.open(str(repo), worker="w")
+    run_id = agent.start_run("t")
+    agent.record_observation(None, "seen")
+    del agent  # the process "crashes": no close, marker and lease stay behind
+    code, out, _ = main(capsys, "run", "status", "-C", str(repo), "--worker", "w")
+    assert code == 0 and run_id in out
+    (repo / ".agent" / "RUN").unlink()  # even without the marker, the log says it is open
+    again = Agent.open(str(repo), worker="w")
+    assert again.open_run is not None and again.open_run.run_id == run_id
+    closed = close_run(again, "recovered")
+    assert closed.commit is not None
+    conformant(repo)
+
+
+def test_a_retried_close_after_its_commit_changes_nothing(repo: Path) -> None:
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("t")
+    marker = (repo / ".agent" / "RUN").read_bytes()
+    assert close_run(agent, "done").commit is not None
+    head = git(repo, "rev-parse", "HEAD")
+    with pytest.raises(Exception, match="no run is open"):
+        close_run(agent, "again")
+    # a crash after the commit, before the marker was removed: close again
+    (repo / ".agent" / "RUN").write_bytes(marker)
+    again = Agent.open(str(repo), worker="w")
+    closed = close_run(again, "done")
+    assert closed.commit is None and git(repo, "rev-parse", "HEAD") == head
+    assert not (repo / ".agent" / "RUN").exists()
+    assert (repo / "journal" / "JOURNAL.md").read_text().count("## Run ") == 1
+
+
+def test_repository_hooks_apply_to_the_boundary_commit(repo: Path) -> None:
+    hook = repo / ".git" / "hooks" / "commit-msg"
+    hook.write_text('#!/bin/sh\necho hooked >> "$(git rev-parse --git-dir)/hook-ran"\n')
+    hook.chmod(0o755)
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("t")
+    close_run(agent, "done")
+    assert (repo / ".git" / "hook-ran").read_text() == "hooked\n"
+
+
+def test_facts_supersede_and_active_memory_is_deterministic(repo: Path) -> None:
+    (repo / "memory" / "facts.jsonl").write_text("legacy: an old note\n")
+    git(repo, "commit", "-qam", "legacy fact")
+    agent = Agent.open(str(repo), worker="w")
+    goal = agent.record_goal("goal_1", "g")
+    first = add_fact(agent, "prefer small patches", [goal])
+    with pytest.raises(Exception, match="no event, node or fact"):
+        add_fact(agent, "x", ["nope"])
+    second = add_fact(agent, "prefer small, tested patches", [], supersedes=first.id)
+    with pytest.raises(Exception, match="already superseded"):
+        add_fact(agent, "y", [], supersedes=first.id)
+    memory = read_facts(str(repo))
+    assert memory.legacy == ("legacy: an old note",)
+    text = (repo / "memory" / "active_memory.md").read_bytes()
+    assert b"prefer small, tested patches" in text and b"prefer small patches (" not in text
+    assert b"legacy: an old note" in text
+    from git_gasp.projecting import regenerate_memory
+
+    regenerate_memory(str(repo))
+    assert (repo / "memory" / "active_memory.md").read_bytes() == text
+    assert (repo / "memory" / "facts.jsonl").read_text().startswith("legacy: an old note\n")
+    assert second.supersedes == first.id
+
+
+def test_journal_grows_by_appending_and_lists_the_run(repo: Path) -> None:
+    agent = Agent.open(str(repo), worker="w")
+    goal = agent.record_goal("goal_1", "g")
+    agent.start_run("first", goal=goal)
+    patch = agent.propose_patch("patch_1", "p")
+    agent.record_eval("eval_1", "pytest", "Passed", patch=patch)
+    agent.record_decision("decision_1", "Approved", "ok", target=patch)
+    agent.update_patch_status(patch, "Promoted")
+    close_run(agent, "promoted")
+    first = (repo / "journal" / "JOURNAL.md").read_text()
+    assert "patches: patch_1 (Promoted)" in first and "goal: goal_1" in first
+    agent.start_run("second")
+    close_run(agent, "nothing")
+    second = (repo / "journal" / "JOURNAL.md").read_text()
+    assert second.startswith(first) and second.count("## Run ") == 2
+    conformant(repo)
+
+
+def test_snapshot_passes_check_2_and_cadence_is_applied(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = repo / ".agent" / "config.toml"
+    config.write_text(config.read_text().replace("snapshot_every = 1000", "snapshot_every = 4"))
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("t")
+    agent.record_goal("goal_1", "g")
+    closed = close_run(agent, "done")
+    assert closed.snapshot is not None
+    assert closed.snapshot in git(repo, "show", "--name-only", "--format=", "HEAD")
+    code, out, _ = main(capsys, "snapshot", "-C", str(repo), "--json")
+    path = json.loads(out)["path"]
+    record = json.loads((repo / path).read_text())
+    events = parse_log((repo / "state" / "events.jsonl").read_bytes()).events
+    assert record["integrity"]["event_id"] == events[-1].id
+    reports = run_all(str(repo))
+    assert reports[1].passed and not any("not verified" in n for n in reports[1].notes)
+    code, _, err = main(capsys, "snapshot", "-C", str(repo), "--at", "event_nope")
+    assert code == 2 and "unknown event id" in err
+
+
+def test_worker_id_is_stable_per_clone(repo: Path) -> None:
+    first = Agent.open(str(repo))
+    second = Agent.open(str(repo))
+    assert first.worker == second.worker
+    assert (repo / ".agent" / "worker").read_text().strip() == first.worker
+    os.environ["GASP_WORKER_ID"] = "env-worker"
+    try:
+        assert Agent.open(str(repo)).worker == "env-worker"
+    finally:
+        del os.environ["GASP_WORKER_ID"]
