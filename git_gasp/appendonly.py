@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from typing import Any
 
-from git_gasp import gitrepo
+from git_gasp import gitrepo, store
 from git_gasp.core.appendonly import Transition, verify, worktree_problem
 from git_gasp.core.report import CheckReport
 
@@ -66,11 +65,7 @@ class VerdictCache:
             return
         data = {"transitions": sorted(self.transitions), "tips": self.tips}
         try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=CACHE_NAME, dir=os.path.dirname(self.path))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, separators=(",", ":"))
-            os.replace(tmp, self.path)
+            store.write_atomically(self.path, json.dumps(data, separators=(",", ":")).encode())
         except OSError:
             pass  # a read-only repository (a server, a mounted clone) just isn't cached
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import tomli_w
 
-from git_gasp import gitrepo, projecting
+from git_gasp import gitrepo, projecting, store
 from git_gasp.core.manifest import identity_hash
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.runmarker import LOCAL_PATHS
@@ -66,7 +66,7 @@ def _append_lines(path: str, lines: Sequence[str]) -> bool:
     if not missing:
         return False
     prefix = "" if not text or text.endswith("\n") else "\n"
-    projecting.write_atomically(
+    store.write_atomically(
         path, (text + prefix + "".join(f"{line}\n" for line in missing)).encode()
     )
     return True
@@ -107,7 +107,7 @@ def init_repo(
     def create(rel: str, data: bytes) -> None:
         path = os.path.join(directory, rel)
         if not os.path.lexists(path):
-            projecting.write_atomically(path, data)
+            store.write_atomically(path, data)
             written.append(rel)
 
     for name, data in sources or [("IDENTITY.md", f"# Identity\n\nI am {agent_id}.\n".encode())]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import tomllib
 
 from git_gasp import store
@@ -31,16 +30,6 @@ CONFIG_PATH = ".agent/config.toml"
 DEFAULT_SNAPSHOT_EVERY = 1000
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 def read_facts(root: str) -> FactsFile:
     try:
         with open(os.path.join(root, FACTS_PATH), encoding="utf-8") as fh:
@@ -54,7 +43,7 @@ def read_facts(root: str) -> FactsFile:
 def regenerate_memory(root: str) -> str:
     """Rewrite ``memory/active_memory.md`` from the facts; returns its path."""
     path = os.path.join(root, MEMORY_PATH)
-    write_atomically(path, active_memory(read_facts(root)).encode("utf-8"))
+    store.write_atomically(path, active_memory(read_facts(root)).encode("utf-8"))
     return MEMORY_PATH
 
 
@@ -141,7 +130,7 @@ def write_snapshot(root: str, at: str | None = None) -> str:
     record = snapshot_record(data, graph, last, line_count_through(data, len(events)))
     rel = f"snapshots/{last}/graph.json"
     text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
-    write_atomically(os.path.join(root, rel), text.encode("utf-8") + b"\n")
+    store.write_atomically(os.path.join(root, rel), text.encode("utf-8") + b"\n")
     return rel
 
 

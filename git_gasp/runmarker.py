@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from git_gasp.core.event import Event
 from git_gasp.errors import FINDINGS, GaspError
+from git_gasp.store import write_atomically
 
 MARKER_PATH = ".agent/RUN"
 WORKER_PATH = ".agent/worker"
@@ -28,16 +28,6 @@ class OpenRun(NamedTuple):
     started_event: str  # the run.started event id every run event chains to
     goal: str | None
     worker: str | None
-
-
-def _atomic_write(path: str, data: bytes) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def read_marker(root: str) -> OpenRun | None:
@@ -61,7 +51,7 @@ def read_marker(root: str) -> OpenRun | None:
 def write_marker(root: str, run: OpenRun) -> None:
     data = {"run_id": run.run_id, "started_event": run.started_event, "goal": run.goal}
     data["worker"] = run.worker
-    _atomic_write(os.path.join(root, MARKER_PATH), json.dumps(data).encode() + b"\n")
+    write_atomically(os.path.join(root, MARKER_PATH), json.dumps(data).encode() + b"\n")
 
 
 def remove_marker(root: str) -> None:
@@ -110,5 +100,5 @@ def local_worker_id(root: str) -> str:
     except OSError as exc:
         raise GaspError(f"{WORKER_PATH}: cannot read: {exc.strerror}") from None
     value = f"worker-{uuid.uuid4().hex[:12]}"
-    _atomic_write(path, value.encode() + b"\n")
+    write_atomically(path, value.encode() + b"\n")
     return value

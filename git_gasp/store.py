@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import tempfile
 import time
 from collections.abc import Iterator
 
@@ -89,6 +90,23 @@ def locked(path: str) -> Iterator[Appender]:
         yield Appender(path, fd, created)
     finally:
         os.close(fd)  # closing drops the lock
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` via a synced temporary file and a rename:
+    a reader sees the old bytes or the new, never a mix (projections, markers)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def torn_tail(data: bytes) -> bytes:
