@@ -96,9 +96,7 @@ class Agent:
         self._offset = 0
         self._events: list[Event] = []  # every event of the log, in order
         self._sync(self._read_all())
-        self.open_run: OpenRun | None = find_open_run(
-            read_marker(root), self._ids, self._runs()
-        )
+        self.open_run: OpenRun | None = find_open_run(read_marker(root), self._ids, self._runs())
 
     # -- opening and reading --------------------------------------------------
 
@@ -238,6 +236,7 @@ class Agent:
         metadata: Json = None,
     ) -> str:
         """``goal.created`` + CreateNode goal. Allowed outside a run. Returns the goal id."""
+        validate.choice("goal status", status, P.GOAL_STATUSES)
         owner = owner or self.actor
         rec = P.goal(goal_id or new_id("goal"), title, summary, status, self._who(owner), metadata)
         return self.record(rec, owner).id
@@ -252,6 +251,7 @@ class Agent:
         created_by: Actor | None = None,
         metadata: Json = None,
     ) -> str:
+        validate.choice("task status", status, P.TASK_STATUSES)
         creator = created_by or self.actor
         rec = P.task(
             task_id or new_id("task"), title, summary, status, goal, self._who(creator), metadata
@@ -300,16 +300,23 @@ class Agent:
         preconditions: Sequence[Json] = (),
         expected_effects: Sequence[Json] = (),
         base_project_ref: Json = None,
+        base_state_version: int | None = None,
         created_by: Actor | None = None,
     ) -> str:
-        """``patch.proposed`` + its pair (evidence ``addresses``, artifacts, extra ops)."""
+        """``patch.proposed`` + its pair (evidence ``addresses``, artifacts, extra ops).
+
+        ``base_state_version`` defaults to the current graph version (the state
+        the patch was written against); the runtime's own default is 0.
+        """
         creator = created_by or self.actor
         rec = P.patch(
             patch_id or new_id("patch"),
             title,
             summary,
             self._who(creator),
-            base_state_version=self.graph.version,
+            base_state_version=self.graph.version
+            if base_state_version is None
+            else base_state_version,
             base_project_ref=base_project_ref,
             ops=ops,
             preconditions=preconditions,
@@ -439,7 +446,7 @@ class Agent:
 
     def _require_run(self, kind: str) -> str:
         if self.open_run is None:
-            raise GaspError(
+            raise validate.RefusedError(
                 f"{kind} needs an open run (outside one it would be an invalid root, check 5)",
                 "start one with: git gasp run start --task TEXT",
             )
@@ -447,13 +454,16 @@ class Agent:
 
     def start_run(self, task: str, goal: str | None = None, run_id: str | None = None) -> str:
         """``run.started`` (a root) + CreateNode run; opens the run and keeps the lease."""
+        self.lease.acquire()  # another worker is told who holds the lease, first
         if self.open_run is not None:
-            raise GaspError(
+            raise validate.RefusedError(
                 f"run {self.open_run.run_id} is already open; finish it before starting another",
                 "close it with: git gasp run close --outcome TEXT (or run abandon)",
             )
         if goal is not None and goal not in self.graph.nodes:
             raise GaspError(f"unknown goal: {goal}", "record it first: git gasp record goal")
+        if run_id is not None and run_id in self.graph.nodes:
+            raise validate.RefusedError(f"`{run_id}` already exists; choose a new run id")
         run_id = run_id or new_id("run")
         rec = P.run_started(run_id, task)
         started = self._event("run.started", rec.payload, self.actor, None, run_id)

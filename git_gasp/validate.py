@@ -5,8 +5,8 @@ a strict fold of the new ops on the current graph skips nothing (check 2),
 node kinds and relations are declared (check 3), causes point backwards and
 roots have root kinds (check 5), a domain event's pair creates its entity
 exactly once and an ops event never chains to an ops event (check 7).
-An entity id that already names a node is refused: re-creating it would
-silently reset the node in every fold.
+A CreateNode for an id that already names a node is refused: re-creating it
+would silently reset the node (its props, flags and artifacts) in every fold.
 """
 
 from __future__ import annotations
@@ -92,6 +92,11 @@ def _check_ops(
                 raise RefusedError(
                     f"node kind `{op.kind}` is not declared (check 3)",
                     "declare it in a pack under .agent/packs/",
+                )
+            if op.id in folder.nodes or op.id in created:
+                raise RefusedError(
+                    f"`{op.id}` already exists; creating it again would reset the node",
+                    "choose a new id (or update it with UpdateNode / a status change)",
                 )
             created.add(op.id)
         elif isinstance(op, CreateRelation):

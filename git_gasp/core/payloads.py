@@ -81,6 +81,11 @@ def attach(node_id: str, art: dict[str, Any]) -> dict[str, Any]:
     return {"AttachArtifact": {"artifact": art, "id": node_id}}
 
 
+def _float(value: float | None) -> float | None:
+    """An ``f64`` field: the runtime writes ``1.0``, never ``1``."""
+    return None if value is None else float(value)
+
+
 def _meta(metadata: Json) -> Json:
     return {} if metadata is None else metadata
 
@@ -164,7 +169,7 @@ def hypothesis(
     explains: str | None,
 ) -> Record:
     payload = {
-        "confidence": confidence,
+        "confidence": _float(confidence),
         "id": hyp_id,
         "metadata": _meta(metadata),
         "summary": summary,
@@ -234,7 +239,7 @@ def evaluation(
         "command": command,
         "id": eval_id,
         "metadata": _meta(metadata),
-        "score": score,
+        "score": _float(score),
         "status": status,
     }
     props = {k: v for k, v in payload.items() if k != "id"}
