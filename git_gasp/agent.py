@@ -10,7 +10,7 @@
         agent.record_eval("eval_5", "cargo test retry", "Passed", score=1.0, patch=patch)
         agent.record_decision("decision_3", "Approved", "eval passed", target=patch)
         agent.update_patch_status(patch, "Promoted", "eval passed")
-        agent.close_run("promoted")          # run.finished, projections, boundary commit
+        close_run(agent, "promoted")         # git_gasp.runs: run.finished, projections, commit
 
 Every helper writes the runtime's payload and ops shapes (REFERENCE §4.5),
 paired and causally chained as §4.1–§4.4 describe, and every batch is checked

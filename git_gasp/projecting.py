@@ -112,8 +112,14 @@ def snapshot_every(root: str) -> int:
 
 def write_snapshot(root: str, at: str | None = None) -> str:
     """Write ``snapshots/<event-id>/graph.json`` for the log (through ``at``)."""
-    with open(os.path.join(root, "state", "events.jsonl"), "rb") as fh:
-        data = fh.read()
+    try:
+        with open(os.path.join(root, "state", "events.jsonl"), "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise GaspError(
+            f"state/events.jsonl: cannot read: {exc.strerror}",
+            "run this in an agent repository, or pass -C PATH",
+        ) from None
     log = parse_log(data)
     if log.errors:
         raise GaspError("the log does not parse; fix it before taking a snapshot (git gasp check)")
