@@ -134,10 +134,7 @@ class Agent:
 
     def _read_all(self) -> bytes:
         try:
-            with open(self.log_path, "rb") as fh:
-                return fh.read()
-        except FileNotFoundError:
-            return b""
+            return store.read_consistent(self.log_path)
         except OSError as exc:
             raise GaspError(f"{EVENTS_PATH}: cannot read: {exc.strerror}") from None
 

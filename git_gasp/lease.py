@@ -83,7 +83,12 @@ class Lease:
             raise LeaseError(f"lease file {path} is unreadable: {exc.strerror}") from None
         try:
             data = json.loads(raw)
-            return Holder(str(data["worker_id"]), int(data["pid"]), int(data["expires_at_ms"]))
+            worker, pid, expires = data["worker_id"], data["pid"], data["expires_at_ms"]
+            if type(worker) is not str or type(pid) is not int or type(expires) is not int:
+                raise TypeError("lease fields have the wrong types")
+            if not 0 <= pid < 2**32 or not -(2**63) <= expires < 2**63:
+                raise ValueError("lease fields out of range")
+            return Holder(worker, pid, expires)
         except (ValueError, KeyError, TypeError):
             raise LeaseError(
                 f"lease file {path} is corrupt ({raw[:80]!r})",
@@ -98,15 +103,7 @@ class Lease:
         """Take or renew the lease; raise :class:`LeaseError` if another worker holds it."""
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         for _ in range(_ATTEMPTS):
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                pass
-            else:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(self._record())
-                    fh.flush()
-                    os.fsync(fh.fileno())
+            if self._create():
                 return
             held = self._read(self.path)
             if held is None:
@@ -119,6 +116,24 @@ class Lease:
             if self._steal():
                 continue
         raise LeaseError("could not acquire lease after repeated contention; retry")
+
+    def _create(self) -> bool:
+        """Exclusive create that is never seen half-written: the record is
+        written and synced to a private file, then hard-linked into place
+        (``link`` fails on an existing lease exactly as ``O_EXCL`` does)."""
+        tmp = f"{self.path}.new-{os.getpid()}"
+        with open(tmp, "wb") as fh:
+            fh.write(self._record())
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, self.path)
+        except FileExistsError:
+            return False
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        return True
 
     def _held(self, held: Holder) -> LeaseError:
         return LeaseError(

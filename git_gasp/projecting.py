@@ -140,17 +140,21 @@ def write_snapshot(root: str, at: str | None = None) -> str:
     return rel
 
 
-def snapshot_due(root: str, events_total: int) -> bool:
+def snapshot_due(root: str, event_ids: list[str]) -> bool:
+    """Whether ``snapshot_every`` events have passed since the latest snapshot.
+
+    Snapshot directories are named by the id of their last event, so the
+    latest one is found from the names alone, without reading any graph.
+    """
     every = snapshot_every(root)
-    if every <= 0 or events_total == 0:
+    if every <= 0 or not event_ids:
         return False
     base = os.path.join(root, "snapshots")
-    latest = 0
-    if os.path.isdir(base):
-        for name in os.listdir(base):
-            try:
-                with open(os.path.join(base, name, "graph.json"), "rb") as fh:
-                    latest = max(latest, int(json.loads(fh.read())["integrity"]["line_count"]))
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-    return events_total - latest >= every
+    names = set(os.listdir(base)) if os.path.isdir(base) else set()
+    latest = -1
+    if names:
+        for index in range(len(event_ids) - 1, -1, -1):
+            if event_ids[index] in names:
+                latest = index
+                break
+    return len(event_ids) - 1 - latest >= every

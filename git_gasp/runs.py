@@ -70,7 +70,9 @@ def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None
     pathspec = present + gone
     if not pathspec:
         return None
-    gitrepo.run(root, ["add", "-A", "--", *pathspec])
+    # the log grows on every run: store its loose copy with fast compression
+    # (git gc repacks it as deltas anyway)
+    gitrepo.run(root, ["-c", "core.looseCompression=1", "add", "-A", "--", *pathspec])
     if not gitrepo.run(root, ["status", "--porcelain", "--", *pathspec]).strip():
         return None
     gitrepo.run(root, ["commit", "-q", "-F", "-", "--", *pathspec], stdin=message.encode())
@@ -100,7 +102,7 @@ def close_run(
     written.append(projecting.append_journal(agent, run.run_id, goal_id, outcome, task))
     written.append(projecting.regenerate_memory(agent.root))
     snapshot = None
-    if projecting.snapshot_due(agent.root, len(agent.events())):
+    if projecting.snapshot_due(agent.root, [e.id for e in agent.events()]):
         snapshot = projecting.write_snapshot(agent.root)
         written.append(snapshot)
     commit = boundary_commit(agent.root, message, [*written, *paths])

@@ -109,19 +109,38 @@ def write_atomically(path: str, data: bytes) -> None:
         raise
 
 
+def read_consistent(path: str) -> bytes:
+    """The whole file under a shared lock: never a batch another process is
+    still writing (``b""`` if the file does not exist)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return b""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        chunks = []
+        while chunk := os.read(fd, 1 << 24):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def torn_tail(data: bytes) -> bytes:
     """The unterminated bytes after the last newline (b"" if none)."""
     cut = data.rfind(b"\n") + 1
     return data[cut:]
 
 
-def repair(path: str, backup_dir: str, committed_size: int, parses: bool) -> str:
+def repair(path: str, backup_dir: str, committed_size: int, parses: bool, orphan: int = 0) -> str:
     """Remove an unterminated, unparseable final line, keeping a backup.
 
     ``committed_size`` is the size of the committed version (HEAD's blob);
     bytes inside it are never touched. ``parses`` says whether the tail is a
-    complete event (then it is only terminated with a newline). Returns what
-    was done, for the user.
+    complete event (then it is only terminated with a newline). ``orphan`` is
+    the length of a complete line before the tail that belongs to the same
+    torn batch (a domain event whose ops pair was the torn line); it goes too.
+    Returns what was done, for the user.
     """
     with locked(path) as log:
         data = log.read_from(0)
@@ -129,6 +148,9 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool) -> str
         if not tail:
             return "nothing to repair: the log ends with a complete line"
         cut = len(data) - len(tail)
+        if not parses:
+            cut -= orphan
+            tail = data[cut:]
         if cut < committed_size:
             raise GaspError(
                 f"{path}: the unterminated last line is part of the committed log",
@@ -146,4 +168,5 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool) -> str
             os.fsync(fh.fileno())
         os.ftruncate(log.fd, cut)
         os.fsync(log.fd)
-        return f"removed a torn last line of {len(tail)} bytes (saved to {backup})"
+        what = "a torn last line and the event of its batch" if orphan else "a torn last line"
+        return f"removed {what} of {len(tail)} bytes (saved to {backup})"

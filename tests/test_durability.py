@@ -1,0 +1,476 @@
+"""Durable appends (REFERENCE §8): concurrent writers, SIGKILL mid-append, repair.
+
+Real processes on a real repository: writers are ``python -c`` children using
+:class:`git_gasp.agent.Agent`; repair and check run as ``git gasp`` commands.
+Nothing here asserts a duration: children synchronize through their pipes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_gasp import store
+from git_gasp.agent import Agent
+from git_gasp.core.event import Event
+from git_gasp.core.log import parse_log
+from git_gasp.init import init_repo
+from git_gasp.lease import Lease
+
+from .conftest import git
+
+EVENTS = "state/events.jsonl"
+CHECK_1 = "[PASS] check 1 — envelope round-trip"
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("GASP_WORKER_ID", None)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def gasp(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "gasp", *args], cwd=root, env=child_env(), capture_output=True, text=True
+    )
+
+
+def python(code: str, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        env=child_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+@pytest.fixture
+def agent_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "agent"
+    init_repo(str(root), "agent-one")
+    return root
+
+
+def payload(event: Event) -> Any:
+    return event.payload
+
+
+def goal_ids(data: bytes) -> list[str]:
+    return [payload(e)["id"] for e in parse_log(data).events if e.kind == "goal.created"]
+
+
+def assert_whole_batches(data: bytes) -> None:
+    """Every line complete and parsed; each goal.created directly followed by its
+    own ops pair (a batch is never interleaved with another writer's)."""
+    assert data == b"" or data.endswith(b"\n")
+    log = parse_log(data)
+    assert log.errors == ()
+    assert log.line_count == data.count(b"\n")  # no blank or merged lines
+    events = log.events
+    assert len(events) % 2 == 0
+    for created, pair in zip(events[::2], events[1::2], strict=True):
+        assert created.kind == "goal.created"
+        assert pair.kind == "state.ops_applied" and pair.causation_id == created.id
+        assert payload(pair)[0]["CreateNode"]["id"] == payload(created)["id"]
+    assert len({e.id for e in events}) == len(events)
+
+
+# --- (a) four processes appending under the lease ---------------------------------------
+
+WRITER = """
+import json, sys, time
+from git_gasp.agent import Agent
+from git_gasp.lease import LeaseError
+
+CONTENDED = "could not acquire lease after repeated contention; retry"
+root, worker, tag, count, size = sys.argv[1:6]
+ok, held, contended, other = [], 0, 0, []
+for i in range(int(count)):
+    goal = f"goal_{tag}_{i}"
+    for _ in range(50):
+        try:
+            with Agent.open(root, worker=worker) as agent:
+                agent.record_goal(goal, f"{tag} {i}", tag * int(size))
+            ok.append(goal)
+        except LeaseError as exc:
+            if str(exc).startswith("lease held by worker `"):
+                held += 1
+            elif str(exc) == CONTENDED:  # §7.6: the lease churned 3 times; retry
+                contended += 1
+                continue
+            else:
+                other.append(f"LeaseError: {exc}")
+        except Exception as exc:
+            other.append(f"{type(exc).__name__}: {exc}")
+        break
+    if i == 0:
+        print("first", flush=True)
+        sys.stdin.readline()  # all four start the contended part together
+    time.sleep(0.002)
+print(json.dumps({"ok": ok, "held": held, "contended": contended, "other": other}), flush=True)
+"""
+
+ROUNDS = 40
+SUMMARY = 6_000  # a batch spans several pages
+
+
+def start_writers(root: Path, workers: list[str]) -> list[subprocess.Popen[str]]:
+    """Start one writer per worker id; return once each has made its first attempt."""
+    procs = [
+        python(WRITER, str(root), worker, f"w{n}", str(ROUNDS), str(SUMMARY))
+        for n, worker in enumerate(workers)
+    ]
+    try:
+        for proc in procs:
+            assert proc.stdout is not None and proc.stderr is not None
+            assert proc.stdout.readline() == "first\n", proc.stderr.read()
+    except BaseException:
+        for proc in procs:
+            proc.kill()
+            proc.communicate()
+        raise
+    return procs
+
+
+def finish(procs: list[subprocess.Popen[str]]) -> list[dict[str, Any]]:
+    """Let the writers go on together; collect what each reports."""
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        results.append(json.loads(out.splitlines()[-1]))
+    return results
+
+
+def test_four_workers_contend_for_the_lease(agent_repo: Path) -> None:
+    blocker = Lease(str(agent_repo), "blocker")
+    blocker.acquire()  # every worker's first attempt meets a live foreign lease
+    procs = start_writers(agent_repo, ["worker-0", "worker-1", "worker-2", "worker-3"])
+    blocker.release()
+    results = finish(procs)
+    for n, result in enumerate(results):
+        assert result["other"] == [], f"worker-{n} failed otherwise than 'lease held'"
+        assert result["held"] >= 1  # at least the blocked first attempt
+        assert result["held"] + len(result["ok"]) == ROUNDS
+    reported = [goal for result in results for goal in result["ok"]]
+    assert reported  # the lease was free after the blocker released it
+    data = (agent_repo / EVENTS).read_bytes()
+    assert_whole_batches(data)
+    assert Counter(goal_ids(data)) == Counter(reported)  # nothing lost, nothing doubled
+    assert len(set(reported)) == len(reported)
+    leftovers = [n for n in os.listdir(agent_repo / ".agent") if n.startswith("lease")]
+    assert leftovers == []  # every worker released; no .tmp-/.steal- files left behind
+
+
+def test_four_processes_of_one_worker_serialize_on_the_file_lock(agent_repo: Path) -> None:
+    results = finish(start_writers(agent_repo, ["shared"] * 4))
+    for n, result in enumerate(results):
+        assert result["other"] == [], f"process {n} failed"
+        assert result["held"] == 0
+        assert len(result["ok"]) == ROUNDS
+    reported = [goal for result in results for goal in result["ok"]]
+    data = (agent_repo / EVENTS).read_bytes()
+    assert_whole_batches(data)
+    assert Counter(goal_ids(data)) == Counter(reported)
+    assert len(reported) == 4 * ROUNDS
+    git(agent_repo, "add", EVENTS)
+    git(agent_repo, "commit", "-q", "-m", "goals")
+    checked = gasp(agent_repo, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+PAUSED_WRITER = """
+import os, sys
+from git_gasp import store
+from git_gasp.agent import Agent
+
+real_write = os.write
+def write(fd, data):
+    half = len(data) // 2
+    done = real_write(fd, data[:half])
+    print("half", flush=True)
+    sys.stdin.readline()
+    return done + real_write(fd, data[half:])
+store.os.write = write  # the writer stalls in the middle of its batch
+with Agent.open(sys.argv[1], worker="writer") as agent:
+    agent.record_goal("goal_paused", "paused", "p" * 20000)
+print("done", flush=True)
+"""
+
+
+def test_opening_the_repo_while_another_process_is_mid_append(agent_repo: Path) -> None:
+    """A batch being written (its writer holds the file lock) is not a crash tail:
+    opening the repo meanwhile must not fail with a torn-line error."""
+    writer = python(PAUSED_WRITER, str(agent_repo))
+    assert writer.stdout is not None and writer.stdin is not None
+    try:
+        assert writer.stdout.readline() == "half\n", writer.stderr and writer.stderr.read()
+        outcome: list[object] = []
+
+        def open_repo() -> None:
+            try:
+                with Agent.open(str(agent_repo), worker="reader") as agent:
+                    outcome.append(sorted(agent.graph.nodes))
+            except Exception as exc:
+                outcome.append(exc)
+
+        reader = threading.Thread(target=open_repo)
+        reader.start()
+        reader.join(0.5)  # a reader that waits for the lock is fine too
+        writer.stdin.write("go\n")
+        writer.stdin.flush()
+        assert writer.stdout.readline() == "done\n"
+        reader.join()
+    finally:
+        writer.kill()
+        writer.communicate()
+    assert len(outcome) == 1
+    assert not isinstance(outcome[0], Exception), f"{type(outcome[0]).__name__}: {outcome[0]}"
+    assert goal_ids((agent_repo / EVENTS).read_bytes()) == ["goal_paused"]
+
+
+# --- (b) SIGKILL mid-append ------------------------------------------------------------
+
+BIG_WRITER = """
+import sys
+from git_gasp.agent import Agent
+
+agent = Agent.open(sys.argv[1], worker="crashy")
+print("ready", flush=True)
+for i in range(40):
+    agent.record_goal(None, f"big {i}", "x" * 200_000)
+"""
+
+SELF_KILLING_WRITER = """
+import os, signal, sys
+from git_gasp import store
+from git_gasp.agent import Agent
+
+real_write = os.write
+def write(fd, data):
+    keep = int(sys.argv[2])
+    if keep < 0:
+        keep = bytes(data).index(b"\\n")
+    real_write(fd, data[:keep])
+    os.kill(os.getpid(), signal.SIGKILL)
+store.os.write = write
+Agent.open(sys.argv[1], worker="crashy").record_goal(None, "big", "x" * 200_000)
+"""
+
+
+def committed_log(root: Path) -> bytes:
+    return subprocess.run(
+        ["git", "show", f"HEAD:{EVENTS}"], cwd=root, capture_output=True, check=True
+    ).stdout
+
+
+def seed_committed_log(root: Path) -> bytes:
+    with Agent.open(str(root), worker="crashy") as agent:
+        for n in range(3):
+            agent.record_goal(f"goal_seed_{n}", f"seed {n}", "committed")
+    git(root, "add", EVENTS)
+    git(root, "commit", "-q", "-m", "seed")
+    committed = committed_log(root)
+    assert len(goal_ids(committed)) == 3
+    return committed
+
+
+def backups(root: Path) -> list[Path]:
+    folder = root / ".git" / "gasp" / "repair"
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def verify_after_kill(root: Path, committed: bytes) -> bool:
+    """Repair, check and append again after a killed writer; True if the tail was torn."""
+    path = root / EVENTS
+    data = path.read_bytes()
+    assert data.startswith(committed)  # committed bytes untouched by the crash
+    cut = data.rfind(b"\n") + 1
+    tail = data[cut:]
+    if tail:
+        with pytest.raises(store.TornTailError):  # nothing appends onto a torn line
+            Agent.open(str(root), worker="crashy").record_goal(None, "glued")
+        with store.locked(str(path)) as log, pytest.raises(store.TornTailError):
+            log.write(b"{}\n")
+        assert path.read_bytes() == data
+    saved = backups(root)
+    repaired = gasp(root, "repair")
+    assert repaired.returncode == 0, repaired.stderr
+    after = path.read_bytes()
+    assert after.startswith(committed)
+    parsed = parse_log(after)
+    assert parsed.errors == () and not parsed.unterminated
+    if not tail:
+        assert after == data and backups(root) == saved
+    elif after == data + b"\n":  # the kill fell just before the newline: a whole event
+        assert backups(root) == saved
+    else:
+        # the torn line goes, and with it a domain event whose pair it was
+        # (one batch is written whole or not at all)
+        start = data.rfind(b"\n", 0, cut - 1) + 1
+        orphan = parse_log(data[start:cut]).events[0]
+        keep = start if orphan.kind == "goal.created" else cut
+        assert after == data[:keep]
+        new = [b for b in backups(root) if b not in saved]
+        assert len(new) == 1 and new[0].read_bytes() == data[keep:]
+    checked = gasp(root, "check")
+    assert CHECK_1 in checked.stdout.splitlines(), checked.stdout + checked.stderr
+    pairing = "[PASS] check 7 — domain↔ops consistency"
+    assert pairing in checked.stdout.splitlines(), checked.stdout  # no half batch is left
+    with Agent.open(str(root), worker="crashy") as agent:
+        goal = agent.record_goal(None, "after the crash")
+    again = path.read_bytes()
+    assert again.startswith(after) and goal_ids(again)[-1] == goal
+    assert parse_log(again).errors == ()
+    return bool(tail)
+
+
+def test_sigkill_mid_append_never_harms_the_committed_log(agent_repo: Path) -> None:
+    committed = seed_committed_log(agent_repo)
+    rng = random.Random(20250217)
+    for _ in range(30):  # a kill lands inside a write only now and then: see below
+        writer = python(BIG_WRITER, str(agent_repo))
+        assert writer.stdout is not None and writer.stderr is not None
+        ready = writer.stdout.readline()
+        if ready == "ready\n":
+            time.sleep(rng.uniform(0.0, 0.03))  # somewhere in its stream of big batches
+        writer.send_signal(signal.SIGKILL)
+        _, err = writer.communicate()
+        assert ready == "ready\n", err
+        verify_after_kill(agent_repo, committed)
+        with open(agent_repo / EVENTS, "r+b") as fh:  # forget the uncommitted part
+            fh.truncate(len(committed))
+    assert committed_log(agent_repo) == committed
+
+
+@pytest.mark.parametrize("keep", [1, 4096, 150_000, -1])
+def test_a_writer_killed_inside_its_write(agent_repo: Path, keep: int) -> None:
+    """The same, deterministically: the writer SIGKILLs itself after ``keep`` bytes of
+    its batch (-1: the whole first line but its newline)."""
+    committed = seed_committed_log(agent_repo)
+    writer = python(SELF_KILLING_WRITER, str(agent_repo), str(keep))
+    writer.communicate()
+    assert writer.returncode == -signal.SIGKILL
+    size = len((agent_repo / EVENTS).read_bytes())
+    assert size == len(committed) + keep if keep > 0 else size > len(committed) + 200_000
+    assert verify_after_kill(agent_repo, committed)
+
+
+# --- (c) repair never touches committed bytes --------------------------------------------
+
+
+def test_repair_refuses_an_unterminated_committed_log(agent_repo: Path) -> None:
+    committed = seed_committed_log(agent_repo)
+    path = agent_repo / EVENTS
+    path.write_bytes(committed[:-1])  # the committed log itself ends without a newline
+    git(agent_repo, "commit", "-q", "-am", "unterminated")
+    for data in (committed[:-1], committed[:-40]):  # a whole line, then a torn one
+        path.write_bytes(data)
+        if data != committed[:-1]:
+            git(agent_repo, "commit", "-q", "-am", "torn")
+        refused = gasp(agent_repo, "repair")
+        assert refused.returncode != 0
+        assert "part of the committed log" in refused.stderr
+        assert path.read_bytes() == data
+        assert backups(agent_repo) == []
+
+
+def test_repair_terminates_a_complete_last_line_and_nothing_else(agent_repo: Path) -> None:
+    committed = seed_committed_log(agent_repo)
+    path = agent_repo / EVENTS
+    with Agent.open(str(agent_repo), worker="crashy") as agent:
+        agent.record_goal("goal_late", "late")
+    data = path.read_bytes()
+    path.write_bytes(data[:-1])
+    done = gasp(agent_repo, "repair")
+    assert done.returncode == 0, done.stderr
+    assert "added its newline" in done.stdout
+    assert path.read_bytes() == data
+    assert backups(agent_repo) == []
+    again = gasp(agent_repo, "repair")
+    assert again.returncode == 0 and "nothing to repair" in again.stdout
+    assert path.read_bytes() == data and data.startswith(committed)
+
+
+def test_repair_of_a_torn_tail_right_after_the_committed_bytes(agent_repo: Path) -> None:
+    committed = seed_committed_log(agent_repo)
+    path = agent_repo / EVENTS
+    path.write_bytes(committed + b'{"id":"event_torn","schema_ver')
+    done = gasp(agent_repo, "repair", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "removed a torn last line of 30 bytes" in json.loads(done.stdout)["result"]
+    assert path.read_bytes() == committed
+    [backup] = backups(agent_repo)
+    assert backup.read_bytes() == b'{"id":"event_torn","schema_ver'
+
+
+# --- (d) fsync ---------------------------------------------------------------------------
+
+
+def fsync_spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Record (path, size) of every descriptor fsynced."""
+    synced: list[tuple[str, int]] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append((os.readlink(f"/proc/self/fd/{fd}"), os.fstat(fd).st_size))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return synced
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_fsync_once_per_batch_and_the_directory_on_first_create(
+    agent_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = agent_repo.resolve()
+    log, state, lease = str(root / EVENTS), str(root / "state"), str(root / ".agent" / "lease")
+    os.unlink(log)  # the first append creates the log
+    agent = Agent.open(str(root), worker="syncer")
+    synced = fsync_spy(monkeypatch)
+    agent.record_goal("goal_1", "first")  # one batch of two events
+    size = os.path.getsize(log)
+    assert [p for p, _ in synced if p in (log, state)] == [log, state]  # batch, new entry
+    assert (log, size) in synced  # after the whole batch was written
+    assert synced[0][0].startswith(lease)  # the lease record was made durable first
+    synced.clear()
+    agent.record_goal("goal_2", "second")
+    assert [p for p, _ in synced if p in (log, state)] == [log]  # no directory this time
+    assert (log, os.path.getsize(log)) in synced
+    assert synced[0][0].startswith(lease)  # the renewed lease
+    agent.close()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_the_appender_fsyncs_file_then_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path.resolve() / "d"
+    path = str(folder / "x.jsonl")
+    synced = fsync_spy(monkeypatch)
+    with store.locked(path) as fresh:
+        fresh.write(b"one\n")
+        fresh.write(b"two\n")
+    with store.locked(path) as old:
+        old.write(b"three\n")
+    assert synced == [(path, 4), (str(folder), synced[1][1]), (path, 8), (path, 14)]
