@@ -67,7 +67,9 @@ CONFIG_TOML = (
     'model = "claude-opus-4-6"\n'
     'runtime = "yoyo-evolve"\n\n'
     "[state]\n"
-    'events = "state/events.jsonl"\n'
+    'events = "state/events.jsonl"\n\n'
+    "[gasp]\n"
+    "snapshot_every = 1000\n"
 )
 SKILL_MD = (
     "---\n"
@@ -77,7 +79,10 @@ SKILL_MD = (
     "# retry\n\n"
     "Persist the retry counter before each attempt; never reset it on timeout.\n"
 )
-GITIGNORE = ".agent/lease\n.agent/HEAD\n"
+# what `git gasp init` writes: the local control plane is never committed
+# (git_gasp.runmarker.LOCAL_PATHS), and the append-only logs merge by union
+GITIGNORE = ".agent/lease\n.agent/HEAD\n.agent/RUN\n.agent/worker\n"
+GITATTRIBUTES = "*.jsonl merge=union\n"
 JOURNAL_HEADER = (
     "# Journal\n\nRuns of evolve, newest last. Appended by the agent at each run's close.\n\n"
 )
@@ -781,6 +786,7 @@ def generate(
     identity = IDENTITY_MD.encode()
     static = {
         ".gitignore": GITIGNORE.encode(),
+        ".gitattributes": GITATTRIBUTES.encode(),
         "AGENT.md": agent_md(identity).encode(),
         "identity/IDENTITY.md": identity,
         ".agent/config.toml": CONFIG_TOML.encode(),

@@ -1,7 +1,8 @@
 """Smoke tests for the benchmark generator (benchmarks/generate.py).
 
 A generated history must be a conformant agent repository (all seven checks
-pass) and must be deterministic. No timings are asserted here.
+pass), one that git-gasp's writer can continue, and deterministic. No timings
+are asserted here.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from git_gasp.agent import Agent
 from git_gasp.cli import main
+from git_gasp.runmarker import LOCAL_PATHS
+from git_gasp.runs import close_run
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
@@ -87,6 +91,35 @@ def test_generated_history_passes_all_seven_checks(
     assert new_head != head
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "13"
     assert check_json(repo, capsys)["conformant"]
+
+
+def test_generated_history_can_be_continued(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What rows e and f of benchmarks/run.py do: open the generated repo with
+    the Python API, run, record, close with a boundary commit; still conformant."""
+    repo = tmp_path / "agent"
+    gen.generate(repo, commits=12, target_log_bytes=60_000, seed=7)
+    ignored = (repo / ".gitignore").read_text().splitlines()
+    assert set(LOCAL_PATHS) <= set(ignored)  # as `git gasp init` writes it
+
+    with Agent.open(str(repo), worker="bench-smoke") as agent:
+        assert agent.open_run is None
+        assert agent.actor.id == gen.AGENT_ID
+        run_id = agent.start_run("continue the generated history")
+        goal = agent.record_goal(None, "Keep retries reliable", "after the generated runs")
+        agent.record_observation(None, "counter persisted", "the counter survives a timeout")
+        closed = close_run(agent, "continued", goal=goal)
+    assert closed.run_id == run_id and closed.commit is not None
+    assert git(repo, "rev-parse", "HEAD").strip() == closed.commit
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "13"
+    assert git(repo, "status", "--porcelain") == ""  # lease, marker: gone or ignored
+    message = git(repo, "log", "-1", "--format=%B")
+    assert message.startswith(f"run {run_id}: continued\n\n")
+    assert f"Goal: {goal}" in message
+    report = check_json(repo, capsys)
+    assert report["conformant"]
+    assert [c["number"] for c in report["checks"] if c["passed"]] == list(range(1, 8))
 
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:
