@@ -103,10 +103,11 @@ class Lease:
         """Take or renew the lease; raise :class:`LeaseError` if another worker holds it."""
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         for _ in range(_ATTEMPTS):
-            if self._create():
-                return
+            # look first: the common case (our own lease) needs no create attempt
             held = self._read(self.path)
             if held is None:
+                if self._create():
+                    return
                 continue
             if held.worker_id == self.worker_id:
                 self._renew()

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -206,31 +205,41 @@ def test_an_unreadable_lease_is_an_error(tmp_path: Path) -> None:
 # --- races, simulated at the exact interleavings §7 names --------------------------------
 
 
-def test_a_lease_that_vanishes_before_it_is_read_is_retried(
+def test_a_lease_that_vanishes_before_it_is_stolen_is_retried(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The holder releases between our failed create and our read: retry the create."""
-    plant(tmp_path, record("worker-b", 4242, NOW + 10_000))
+    """The expired holder releases between our look and our steal: retry and create."""
+    plant(tmp_path, record("worker-b", 4242, NOW - 1))
     vanished: list[bool] = []
+    real_rename = os.rename
 
-    def holder_releases(real: Callable[..., Any]) -> Callable[..., Any]:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return real(*args, **kwargs)
-            except FileExistsError:
-                if not vanished:
-                    vanished.append(True)
-                    lease_file(tmp_path).unlink()
-                raise
+    def holder_releases(src: Any, dst: Any) -> None:
+        if not vanished:
+            vanished.append(True)
+            lease_file(tmp_path).unlink()
+        real_rename(src, dst)
 
-        return call
-
-    monkeypatch.setattr(os, "open", holder_releases(os.open))
-    monkeypatch.setattr(os, "link", holder_releases(os.link))
+    monkeypatch.setattr(os, "rename", holder_releases)
     lease = Lease(str(tmp_path), "worker-a", clock=Clock())
     lease.acquire()
     assert vanished
     assert lease.holder() == Holder("worker-a", os.getpid(), NOW + 600_000)
+
+
+def test_a_lease_created_between_our_look_and_our_create_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another worker creates the lease after we saw none: we are told it is held."""
+    real_link = os.link
+
+    def racer(src: Any, dst: Any) -> None:
+        plant(tmp_path, record("worker-b", 4242, NOW + 10_000))
+        real_link(src, dst)
+
+    monkeypatch.setattr(os, "link", racer)
+    lease = Lease(str(tmp_path), "worker-a", clock=Clock())
+    with pytest.raises(LeaseError, match="lease held by worker `worker-b`"):
+        lease.acquire()
 
 
 def test_the_steal_race_puts_a_refreshed_lease_back(
