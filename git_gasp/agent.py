@@ -25,11 +25,11 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from git_gasp import store, validate
+from git_gasp import gitrepo, seeding, store, validate
 from git_gasp.core import payloads as P
 from git_gasp.core.event import OPS_APPLIED, Actor, Event, encode_event
 from git_gasp.core.fold import Folder
-from git_gasp.core.graph import Graph
+from git_gasp.core.graph import Graph, graphs_equal
 from git_gasp.core.jsonvalue import Json
 from git_gasp.core.log import describe_error, parse_log
 from git_gasp.errors import FINDINGS, USAGE, GaspError
@@ -92,11 +92,15 @@ class Agent:
             raise GaspError(problems[0], "fix or remove the pack file", FINDINGS)
         self._packs = packs
         self._folder = Folder()
-        self._ids: dict[str, str] = {}  # event id -> kind
+        self._ids: dict[str, str] = {}  # event id -> kind (since the seed, if seeded)
         self._offset = 0
-        self._events: list[Event] = []  # every event of the log, in order
-        self._sync(self._read_all())
-        self.open_run: OpenRun | None = find_open_run(read_marker(root), self._ids, self._runs())
+        self._events: list[Event] = []  # the log's events in order (since the seed)
+        self._seed: seeding.Seed | None = None
+        self._open_log()
+        marker = read_marker(root)
+        if self._seed is not None and self._needs_prefix_for_runs(marker):
+            self._full()
+        self.open_run: OpenRun | None = find_open_run(marker, self._ids, self._runs())
 
     # -- opening and reading --------------------------------------------------
 
@@ -127,7 +131,72 @@ class Agent:
 
     def events(self) -> tuple[Event, ...]:
         """Every event of the log, as of the last append or read."""
+        self._full()
         return tuple(self._events)
+
+    def recent_events(self) -> tuple[Event, ...]:
+        """The events after the snapshot the fold was seeded from (all if none)."""
+        return tuple(self._events)
+
+    def run_events(self, run_id: str) -> list[Event]:
+        """The events correlated with ``run_id``."""
+        if not any(e.kind == "run.started" and e.correlation_id == run_id for e in self._events):
+            self._full()
+        return [e for e in self._events if e.correlation_id == run_id]
+
+    def knows(self, ident: str) -> bool:
+        """Whether ``ident`` names a node or an event of the log."""
+        if ident in self._folder.nodes or ident in self._ids:
+            return True
+        self._full()
+        return ident in self._ids
+
+    # -- seeding from a snapshot -----------------------------------------------
+
+    def _open_log(self) -> None:
+        data = self._read_all()
+        common = None
+        if os.path.isdir(os.path.join(self.root, "snapshots")):
+            try:
+                common = gitrepo.repo_info(self.root).common_dir
+            except gitrepo.GitError:
+                common = None
+        seed = seeding.choose(self.root, data, seeding.verified_digests(common)) if common else None
+        graph = seeding.load_graph(seed) if seed is not None else None
+        if seed is not None and graph is not None and seed.verified:
+            self._folder = Folder.from_graph(graph)
+            self._seed = seed
+            self._offset = seed.offset
+            self._sync(data[seed.offset :])
+            return
+        self._sync(data, verify=(seed, graph, common) if seed and graph else None)
+
+    def _needs_prefix_for_runs(self, marker: OpenRun | None) -> bool:
+        """Whether finding the open run needs events from before the seed."""
+        if marker is not None:
+            return marker.started_event not in self._ids
+        started = {
+            e.payload.get("run_id")
+            for e in self._events
+            if e.kind == "run.started" and isinstance(e.payload, dict)
+        }
+        for node in self._folder.nodes.values():
+            props = node.props
+            if node.kind == "run" and isinstance(props, dict) and props.get("status") == "started":
+                if node.id not in started:
+                    return True
+        return False
+
+    def _full(self) -> None:
+        """Load the events before the seed too (rarely needed)."""
+        seed = self._seed
+        if seed is None:
+            return
+        prefix = parse_log(self._read_all()[: seed.offset]).events
+        self._events[:0] = prefix
+        for event in prefix:
+            self._ids[event.id] = event.kind
+        self._seed = None
 
     def _runs(self) -> list[Event]:
         return [e for e in self._events if e.kind in ("run.started", "run.finished")]
@@ -138,8 +207,13 @@ class Agent:
         except OSError as exc:
             raise GaspError(f"{EVENTS_PATH}: cannot read: {exc.strerror}") from None
 
-    def _sync(self, data: bytes) -> None:
-        """Fold bytes appended since the last read (by us or other processes)."""
+    def _sync(
+        self,
+        data: bytes,
+        verify: tuple[seeding.Seed, Graph, str | None] | None = None,
+    ) -> None:
+        """Fold bytes appended since the last read (by us or other processes);
+        with ``verify``, check a snapshot against the fold of its prefix."""
         complete = data[: data.rfind(b"\n") + 1]
         if len(complete) != len(data):
             raise store.TornTailError(
@@ -153,7 +227,14 @@ class Agent:
                 "git-gasp appends only to a log that parses; fix the writer that broke it",
                 FINDINGS,
             )
-        self._folder.apply_all(log.events)
+        if verify is not None:
+            seed, graph, common = verify
+            self._folder.apply_all(log.events[: seed.events])
+            if graphs_equal(self._folder.graph(), graph):
+                seeding.remember(common, seed.digest)
+            self._folder.apply_all(log.events[seed.events :])
+        else:
+            self._folder.apply_all(log.events)
         for event in log.events:
             self._ids[event.id] = event.kind
         self._events.extend(log.events)
@@ -206,6 +287,10 @@ class Agent:
             lines = "".join(encode_event(e) + "\n" for e in events).encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise GaspError(f"payload is not JSON: {exc}", "pass only JSON values", USAGE) from None
+        batch = {e.id for e in events}
+        causes = {e.causation_id for e in events} - batch - {None}
+        if any(cause not in self._ids for cause in causes):
+            self._full()  # a cause from before the seed
         self.lease.acquire()
         with store.locked(self.log_path) as log:
             self._sync(log.read_from(self._offset))

@@ -53,11 +53,10 @@ def add_fact(
     """Append a fact (validated: the ids it names exist) and refresh active memory."""
     if not text.strip():
         raise GaspError("a fact needs text", None, USAGE)
-    known = set(agent.graph.nodes) | {e.id for e in agent.events()}
     memory = read_facts(agent.root)
     fact_ids = {f.id for f in memory.facts}
     for ref in derived_from:
-        if ref not in known and ref not in fact_ids:
+        if ref not in fact_ids and not agent.knows(ref):
             raise GaspError(
                 f"--derived-from {ref}: no event, node or fact has that id", None, USAGE
             )
@@ -88,7 +87,7 @@ def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, ta
                 return JOURNAL_PATH
     except FileNotFoundError:
         pass
-    entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.events())
+    entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.run_events(run_id))
     with store.locked(path) as journal:
         if journal.size() == 0:
             journal.write(b"# Journal\n\n")

@@ -73,10 +73,22 @@ def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None
     # the log grows on every run: store its loose copy with fast compression
     # (git gc repacks it as deltas anyway)
     gitrepo.run(root, ["-c", "core.looseCompression=1", "add", "-A", "--", *pathspec])
-    if not gitrepo.run(root, ["status", "--porcelain", "--", *pathspec]).strip():
+    if not _staged_changes(root, pathspec):
         return None
     gitrepo.run(root, ["commit", "-q", "-F", "-", "--", *pathspec], stdin=message.encode())
     return gitrepo.run(root, ["rev-parse", "HEAD"]).decode().strip()
+
+
+def _staged_changes(root: str, pathspec: Sequence[str]) -> bool:
+    """Whether the index differs from HEAD under ``pathspec`` (after ``git add``,
+    the work tree equals the index there, so this is all that can change)."""
+    if gitrepo.head(root) is None:
+        return True
+    try:
+        gitrepo.run(root, ["diff", "--cached", "--quiet", "--", *pathspec])
+    except gitrepo.GitError:
+        return True  # exit 1: there are differences (a real error fails the commit next)
+    return False
 
 
 def close_run(
@@ -102,7 +114,8 @@ def close_run(
     written.append(projecting.append_journal(agent, run.run_id, goal_id, outcome, task))
     written.append(projecting.regenerate_memory(agent.root))
     snapshot = None
-    if projecting.snapshot_due(agent.root, [e.id for e in agent.events()]):
+    # after a seeded open the recent events are those since the latest snapshot
+    if projecting.snapshot_due(agent.root, [e.id for e in agent.recent_events()]):
         snapshot = projecting.write_snapshot(agent.root)
         written.append(snapshot)
     commit = boundary_commit(agent.root, message, [*written, *paths])

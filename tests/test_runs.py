@@ -252,3 +252,64 @@ def test_worker_id_is_stable_per_clone(repo: Path) -> None:
         assert Agent.open(str(repo)).worker == "env-worker"
     finally:
         del os.environ["GASP_WORKER_ID"]
+
+
+def _seeded_repo(repo: Path) -> tuple[str, str]:
+    agent = Agent.open(str(repo), worker="w")
+    goal = agent.record_goal("goal_1", "g")
+    agent.start_run("first", goal=goal)
+    agent.record_observation("observation_1", "seen")
+    close_run(agent, "done")
+    from git_gasp.projecting import write_snapshot
+
+    snapshot = write_snapshot(str(repo))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "snapshot")
+    Agent.open(str(repo), worker="w")  # the first open folds everything and verifies it
+    return goal, snapshot
+
+
+def test_a_verified_snapshot_seeds_the_next_open(repo: Path) -> None:
+    from git_gasp.core.fold import fold
+    from git_gasp.core.graph import graphs_equal
+
+    goal, _ = _seeded_repo(repo)
+    agent = Agent.open(str(repo), worker="w")
+    assert agent._seed is not None  # read only the tail
+    agent.start_run("second", goal=goal)
+    agent.record_observation(None, "after the seed")
+    full = fold(parse_log((repo / "state" / "events.jsonl").read_bytes()).events).graph
+    assert graphs_equal(agent.graph, full)
+    fact = add_fact(agent, "derived from before the seed", ["observation_1"])
+    assert fact.derived_from == ("observation_1",)
+    close_run(agent, "done again")
+    conformant(repo)
+
+
+def test_a_tampered_snapshot_is_never_a_seed(repo: Path) -> None:
+    _, snapshot = _seeded_repo(repo)
+    path = repo / snapshot
+    record = json.loads(path.read_text())
+    record["graph"]["nodes"]["goal_1"]["props"]["title"] = "forged"  # integrity still matches
+    path.write_text(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+    agent = Agent.open(str(repo), worker="w")
+    assert agent._seed is None  # its digest was never verified: a full fold instead
+    node = agent.graph.nodes["goal_1"]
+    assert isinstance(node.props, dict) and node.props["title"] == "g"
+    assert Agent.open(str(repo), worker="w")._seed is None  # and it never becomes trusted
+
+
+def test_an_open_run_from_before_the_seed_is_found(repo: Path) -> None:
+    goal, _ = _seeded_repo(repo)
+    agent = Agent.open(str(repo), worker="w")
+    run_id = agent.start_run("long run", goal=goal)
+    from git_gasp.projecting import write_snapshot
+
+    write_snapshot(str(repo))  # a snapshot taken mid-run
+    Agent.open(str(repo), worker="w")  # verifies it
+    (repo / ".agent" / "RUN").unlink()
+    again = Agent.open(str(repo), worker="w")
+    assert again.open_run is not None and again.open_run.run_id == run_id
+    closed = close_run(again, "closed after a seeded open")
+    assert "long run" in (repo / "journal" / "JOURNAL.md").read_text()
+    assert closed.commit is not None

@@ -103,6 +103,15 @@ class Folder:
             raise FoldError(f"invalid event payload for {OPS_APPLIED}: {exc}", event.id) from None
         self.apply_ops(ops, event.id)
 
+    @classmethod
+    def from_graph(cls, graph: Graph, strict: bool = False) -> Folder:
+        """A fold that continues from ``graph`` (e.g. a verified snapshot)."""
+        folder = cls(strict)
+        folder.nodes = dict(graph.nodes)
+        folder.relations = list(graph.relations)
+        folder.version = graph.version
+        return folder
+
     def apply_all(self, events: Iterable[Event]) -> None:
         with gc_paused():
             for event in events:
