@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -58,17 +58,22 @@ def commit_all(repo: Path, message: str = "change") -> str:
     return git(repo, "rev-parse", "HEAD").strip()
 
 
-@pytest.fixture
-def fixture_repo(tmp_path: Path) -> Path:
-    """The canonical fixture copied into a fresh one-commit repository (§10.4)."""
-    repo = tmp_path / "fixture"
-    for rel, data in fixture_files().items():
-        path = repo / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+def committed_repo(repo: Path, files: Mapping[str, bytes | None]) -> Path:
+    """A fresh one-commit repository holding ``files`` (None entries are left out)."""
+    for rel, data in files.items():
+        if data is not None:
+            path = repo / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
     git(repo, "init", "-q")
     commit_all(repo, "fixture")
     return repo
+
+
+@pytest.fixture
+def fixture_repo(tmp_path: Path) -> Path:
+    """The canonical fixture copied into a fresh one-commit repository (§10.4)."""
+    return committed_repo(tmp_path / "fixture", fixture_files())
 
 
 def log_path(repo: Path) -> Path:

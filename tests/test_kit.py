@@ -28,7 +28,7 @@ from git_gasp.core.log import parse_log
 from git_gasp.core.report import CheckReport
 from git_gasp.fixture import fixture_files
 
-from .conftest import commit_all, git, log_lines, log_path, write_lines
+from .conftest import commit_all, committed_repo, git, log_lines, log_path, write_lines
 
 FIXTURE_LOG = fixture_files()["state/events.jsonl"].decode("utf-8")
 # "Fixture lines" = the filtered log lines (§10.5).
@@ -94,14 +94,7 @@ def build_repo(
     contents["state/events.jsonl"] = (
         None if lines is None else "".join(line + "\n" for line in lines).encode("utf-8")
     )
-    for rel, data in contents.items():
-        if data is not None:
-            path = repo / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-    git(repo, "init", "-q")
-    commit_all(repo, "fixture")
-    return repo
+    return committed_repo(repo, contents)
 
 
 def plain_repo(path: Path) -> Path:
