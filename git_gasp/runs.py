@@ -60,9 +60,6 @@ def commit_message(run_id: str, goal: str, outcome: str, sessions: Sequence[str]
     return "\n".join(lines) + "\n"
 
 
-_FAST_ZLIB = ("-c", "core.compression=1")
-
-
 def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None:
     """``git commit -- <paths>``; None if none of them changed.
 
@@ -81,9 +78,7 @@ def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None
     new = [p for p in present if p not in tracked]
     if new:
         gitrepo.run(root, ["add", "-N", "--", *new])
-    # the log grows on every run: its new loose copy is stored with fast zlib
-    # (a quarter of the default's time for a 4 MB log; git gc repacks it as deltas)
-    commit = [*_FAST_ZLIB, "commit", "-q", "-F", "-", "--", *pathspec]
+    commit = ["commit", "-q", "-F", "-", "--", *pathspec]
     try:
         gitrepo.run(root, commit, stdin=message.encode())
     except gitrepo.GitError:
