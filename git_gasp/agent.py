@@ -231,7 +231,7 @@ class Agent:
             seed, graph, common = verify
             self._folder.apply_all(log.events[: seed.events])
             if graphs_equal(self._folder.graph(), graph):
-                seeding.remember(common, seed.digest)
+                seeding.remember(common, seed)
             self._folder.apply_all(log.events[seed.events :])
         else:
             self._folder.apply_all(log.events)

@@ -16,7 +16,7 @@ import os
 from typing import NamedTuple
 
 from git_gasp import store
-from git_gasp.core.graph import Graph, GraphError, parse_graph
+from git_gasp.core.graph import Graph, GraphError, parse_graph, trusted_graph
 from git_gasp.core.jsonvalue import JsonError, fast_loads, loads
 from git_gasp.core.log import events_in_prefix, physical_line_count, physical_prefix
 
@@ -51,23 +51,25 @@ def _cache_path(common_dir: str) -> str:
     return os.path.join(common_dir, "gasp", CACHE_NAME)
 
 
-def verified_digests(common_dir: str | None) -> set[str]:
+def verified_digests(common_dir: str | None) -> dict[str, int]:
+    """Verified snapshot digests, each with the number of events it covers."""
     if common_dir is None:
-        return set()
+        return {}
     try:
         with open(_cache_path(common_dir), encoding="utf-8") as fh:
             data = json.load(fh)
-        return {d for d in data if isinstance(d, str)}
-    except (OSError, ValueError, TypeError):
-        return set()
+        return {d: n for d, n in data.items() if isinstance(d, str) and type(n) is int}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
 
 
-def remember(common_dir: str | None, digest: str) -> None:
+def remember(common_dir: str | None, seed: Seed) -> None:
     if common_dir is None:
         return
-    known = verified_digests(common_dir) | {digest}
+    known = verified_digests(common_dir)
+    known[seed.digest] = seed.events
     try:
-        store.write_atomically(_cache_path(common_dir), json.dumps(sorted(known)).encode())
+        store.write_atomically(_cache_path(common_dir), json.dumps(known, sort_keys=True).encode())
     except OSError:
         pass  # read-only repository: just not remembered
 
@@ -79,7 +81,7 @@ def _tail(path: str, size: int = 512) -> bytes:
         return fh.read()
 
 
-def choose(root: str, log: bytes, verified: set[str]) -> Seed | None:
+def choose(root: str, log: bytes, verified: dict[str, int]) -> Seed | None:
     """The latest snapshot whose integrity record matches ``log``.
 
     Only the end of each graph.json is read to find the candidates; the log
@@ -114,7 +116,9 @@ def choose(root: str, log: bytes, verified: set[str]) -> Seed | None:
                 digest = hashlib.sha256(fh.read()).hexdigest()
         except OSError:
             continue
-        events = events_in_prefix(log, count)
+        events = verified.get(digest)
+        if events is None:
+            events = events_in_prefix(log, count)
         return Seed(name, digest, len(prefix), events, event_id, path, digest in verified)
     return None
 
@@ -127,8 +131,10 @@ def load_graph(seed: Seed) -> Graph | None:
             raw = fh.read()
         if seed.verified and hashlib.sha256(raw).hexdigest() == seed.digest:
             value = fast_loads(raw)
-        else:
-            value = loads(raw.decode("utf-8"))
+            if isinstance(value, dict):
+                return trusted_graph(value.get("graph"))
+            return None
+        value = loads(raw.decode("utf-8"))
         if not isinstance(value, dict):
             return None
         return parse_graph(value.get("graph"))

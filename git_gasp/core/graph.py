@@ -124,6 +124,35 @@ def parse_graph(value: object) -> Graph:
     )
 
 
+_new = tuple.__new__
+
+
+def trusted_graph(value: Any) -> Graph:
+    """:func:`parse_graph` for a graph already verified by this clone (a seed):
+    the same values, built without re-checking every field."""
+    try:
+        nodes = {
+            key: _new(
+                Node,
+                (
+                    n["id"],
+                    n["kind"],
+                    n["props"],
+                    n["stale"],
+                    n["tombstoned"],
+                    tuple(parse_artifact(a) for a in n["artifacts"]) if n["artifacts"] else (),
+                ),
+            )
+            for key, n in value["nodes"].items()
+        }
+        relations = tuple(
+            _new(Relation, (r["from"], r["rel"], r["to"], r["props"])) for r in value["relations"]
+        )
+        return Graph(nodes, relations, value["version"])
+    except (KeyError, TypeError, AttributeError, OpsError) as exc:
+        raise GraphError(f"snapshot graph changed shape: {exc}") from None
+
+
 def _artifacts_equal(a: tuple[Artifact, ...], b: tuple[Artifact, ...]) -> bool:
     return len(a) == len(b) and all(
         x[:4] == y[:4] and equal(x.metadata, y.metadata) for x, y in zip(a, b, strict=False)
