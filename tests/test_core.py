@@ -1323,3 +1323,23 @@ def test_pack_earlier_duplicate_map_entry_is_still_validated() -> None:
     )
     with pytest.raises(PackError):
         parse_pack(text)
+
+
+def test_fold_fast_path_refuses_an_unhashable_node_id() -> None:
+    """A list as an UpdateNode id is a malformed payload (FoldError), never a TypeError."""
+    from git_gasp.core.event import Actor, Event
+    from git_gasp.core.fold import FoldError
+    from git_gasp.core.fold import fold as fold_events
+
+    event = Event(
+        "e",
+        1,
+        1,
+        Actor("a", "b"),
+        "state.ops_applied",
+        [{"UpdateNode": {"id": [1], "props": {}}}],
+        None,
+        None,
+    )
+    with pytest.raises(FoldError, match="expected a string"):
+        fold_events([event])

@@ -151,7 +151,7 @@ class Folder:
                         return False
                     if type(get("to")) is not str:
                         return False
-                elif name != "UpdateNode" or get("id") not in nodes:
+                elif name != "UpdateNode" or type(get("id")) is not str or get("id") not in nodes:
                     return False  # (an UpdateNode on a node created in this batch too)
         for op in payload:
             for name, b in op.items():
