@@ -8,7 +8,16 @@ from collections.abc import Sequence
 
 import click
 
-from git_gasp import __version__, cli_agent, cli_demo, cli_record, gitrepo, output
+from git_gasp import (
+    __version__,
+    cli_agent,
+    cli_demo,
+    cli_identity,
+    cli_read,
+    cli_record,
+    gitrepo,
+    output,
+)
 from git_gasp.errors import FINDINGS, OK
 from git_gasp.shell import handle_errors
 
@@ -117,7 +126,7 @@ def fixture(directory: str, as_json: bool) -> int:
     return OK
 
 
-for _commands in (cli_agent, cli_record, cli_demo):
+for _commands in (cli_agent, cli_record, cli_demo, cli_read, cli_identity):
     _commands.register(cli)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import IO, NamedTuple
 
 from git_gasp.core.appendonly import Blob
+from git_gasp.core.runlog import LOG_FORMAT, RunCommit, parse_run_log
 from git_gasp.errors import USAGE, GaspError
 
 
@@ -107,6 +108,16 @@ def commits_touching(
             commit, *parents = line.split(" ")
             walk.append((commit, tuple(parents)))
     return walk
+
+
+def run_commits(path: str, rev_range: str = "HEAD") -> list[RunCommit]:
+    """The commits in ``rev_range`` whose final trailer block has a ``Run-Id``,
+    newest first, from one ``git log`` (git parses the trailers)."""
+    if rev_range == "HEAD" and head(path) is None:
+        repo_info(path)  # GitError when path is not in a repository at all
+        return []  # no commits yet: no runs
+    args = ["log", f"--format={LOG_FORMAT}", "--end-of-options", rev_range, "--"]
+    return parse_run_log(run(path, args).decode("utf-8", "replace"))
 
 
 def blobs_at(path: str, specs: Sequence[str]) -> list[Blob | None]:

@@ -1,0 +1,91 @@
+"""Runs in the commit history: the ``git log`` format that asks git for the
+boundary trailers (REFERENCE §8), and the pure parsing and rendering of its
+output.
+
+git itself parses the trailers, so they are read as git reads them: only the
+final trailer block of a message counts, keys match case-insensitively, and
+folded values are unfolded. A commit is a run when that block has a
+``Run-Id`` trailer; if a key repeats, the first value is the run's (a
+boundary commit carries exactly one of each) and every ``Agent-Session``
+value is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+RUNS_FORMAT = "git-gasp.runs/1"
+TRAILER_KEYS = ("Run-Id", "Goal", "Outcome", "Agent-Session")
+_FIELD = "\x00"  # between the fields of one commit
+_VALUE = "\x1f"  # between the values of one trailer key
+_RECORD = "\x1e"  # after each commit
+
+#: ``git log --format=`` for :func:`parse_run_log`: commit, subject, strict
+#: ISO author date, then each key's trailer values.
+LOG_FORMAT = (
+    "%H%x00%s%x00%aI"
+    + "".join(f"%x00%(trailers:key={k},valueonly,unfold,separator=%x1f)" for k in TRAILER_KEYS)
+    + "%x1e"
+)
+
+
+class RunCommit(NamedTuple):
+    commit: str
+    run_id: str
+    goal: str | None
+    outcome: str | None
+    sessions: tuple[str, ...]
+    subject: str
+    date: str  # author date, strict ISO 8601
+
+
+class RunLogError(ValueError):
+    """Output that is not what :data:`LOG_FORMAT` produces."""
+
+
+def _values(field: str) -> list[str]:
+    return [v for v in field.split(_VALUE) if v]
+
+
+def parse_run_log(text: str) -> list[RunCommit]:
+    """The runs in ``git log --format=LOG_FORMAT`` output, in log order;
+    commits without a ``Run-Id`` trailer are left out."""
+    runs: list[RunCommit] = []
+    for record in text.split(_RECORD):
+        record = record.lstrip("\n")
+        if not record:
+            continue
+        fields = record.split(_FIELD)
+        if len(fields) != 3 + len(TRAILER_KEYS):
+            raise RunLogError(f"unexpected git log record: {record[:80]!r}")
+        commit, subject, date, run_ids, goals, outcomes, sessions = fields
+        ids = _values(run_ids)
+        if not ids:
+            continue
+        goal, outcome = _values(goals), _values(outcomes)
+        runs.append(
+            RunCommit(
+                commit,
+                ids[0],
+                goal[0] if goal else None,
+                outcome[0] if outcome else None,
+                tuple(_values(sessions)),
+                subject,
+                date,
+            )
+        )
+    return runs
+
+
+def runs_to_value(rev_range: str, runs: Sequence[RunCommit]) -> dict[str, Any]:
+    return {"format": RUNS_FORMAT, "range": rev_range, "runs": [r._asdict() for r in runs]}
+
+
+def runs_to_text(runs: Sequence[RunCommit]) -> str:
+    """One line per run: commit, date, run id, goal, outcome; sessions indented below."""
+    lines: list[str] = []
+    for r in runs:
+        lines.append(f"{r.commit[:12]}  {r.date}  {r.run_id}  {r.goal or '-'}  {r.outcome or '-'}")
+        lines.extend(f"    session {s}" for s in r.sessions)
+    return "\n".join(lines)

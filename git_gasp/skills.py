@@ -1,0 +1,59 @@
+"""Finding and reading an agent repository's skills (``skills/*/SKILL.md``).
+
+The checking is pure (:mod:`git_gasp.core.skill`); this module reads the
+files, at most :data:`~git_gasp.core.skill.MAX_SKILL_BYTES` + 1 bytes each,
+and refuses a skill directory or SKILL.md that is a symlink leading out of the
+repository (an untrusted clone must not make git-gasp read other files).
+"""
+
+from __future__ import annotations
+
+import os
+
+from git_gasp.core.skill import (
+    MAX_SKILL_BYTES,
+    SKILL_FILE,
+    SKILLS_DIR,
+    Skill,
+    check_skill,
+    missing_skill,
+)
+from git_gasp.worktree import os_error
+
+
+def inside(root: str, path: str) -> bool:
+    """Whether ``path``, symlinks resolved, stays inside ``root``."""
+    base = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def read_skills(root: str) -> list[Skill]:
+    """Every directory under ``skills/``, sorted, read as a skill."""
+    base = os.path.join(root, SKILLS_DIR)
+    if not os.path.isdir(base):
+        return []
+    try:
+        names = sorted(os.listdir(base))
+    except OSError as exc:
+        return [missing_skill(".", f"cannot list {SKILLS_DIR}/: {os_error(exc)}")]
+    out = []
+    for name in names:
+        directory = os.path.join(base, name)
+        if not os.path.isdir(directory):
+            continue  # a README or other file next to the skills
+        path = os.path.join(directory, SKILL_FILE)
+        if not inside(root, path):
+            out.append(missing_skill(name, "symlink leads outside the repository (refused)"))
+            continue
+        if not os.path.isfile(path):
+            out.append(missing_skill(name))
+            continue
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_SKILL_BYTES + 1)
+        except OSError as exc:
+            out.append(missing_skill(name, f"unreadable: {os_error(exc)}"))
+            continue
+        out.append(check_skill(name, data))
+    return out
