@@ -222,9 +222,13 @@ class Agent:
             )
         log = parse_log(complete)
         if log.errors:
+            error = log.errors[0]
+            before = self._read_all()[: self._offset].count(b"\n")  # lines already read
+            line = error.line._replace(physical=error.line.physical + before)
             raise GaspError(
-                describe_error(EVENTS_PATH, log.errors[0]),
-                "git-gasp appends only to a log that parses; fix the writer that broke it",
+                describe_error(EVENTS_PATH, error._replace(line=line)),
+                "git-gasp appends only to a log that parses: see `git gasp check`; an "
+                "uncommitted bad line can be dropped with `git checkout -- state/events.jsonl`",
                 FINDINGS,
             )
         if verify is not None:

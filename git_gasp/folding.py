@@ -70,8 +70,8 @@ class FoldSummary(NamedTuple):
 
 def _log_error(message: str, torn: bool) -> GaspError:
     hint = (
-        "remove the partial last line (the bytes after the final newline); "
-        "no committed line needs to change"
+        "run `git gasp repair`: it removes the partial last line (the bytes after the "
+        "final newline) and keeps a backup; no committed line changes"
         if torn
         else "the log is append-only: fix the writer, never edit committed lines"
     )

@@ -22,7 +22,7 @@ from git_gasp.runmarker import LOCAL_PATHS
 from git_gasp.worktree import identity_files
 
 _AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-ATTRIBUTES = "*.jsonl merge=union"
+ATTRIBUTES = ("*.jsonl merge=union", "journal/JOURNAL.md merge=union")
 
 
 def manifest_text(agent_id: str, digest: str) -> str:
@@ -122,12 +122,20 @@ def init_repo(
     written.append(projecting.regenerate_memory(directory))
     if _append_lines(os.path.join(directory, ".gitignore"), LOCAL_PATHS):
         written.append(".gitignore")
-    if _append_lines(os.path.join(directory, ".gitattributes"), [ATTRIBUTES]):
+    if _append_lines(os.path.join(directory, ".gitattributes"), ATTRIBUTES):
         written.append(".gitattributes")
     if commit:
         gitrepo.run(directory, ["add", "--", *written])
         message = f"init agent {agent_id}\n\nGASP layout written by git-gasp.\n"
-        gitrepo.run(directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode())
+        try:
+            gitrepo.run(
+                directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode()
+            )
+        except gitrepo.GitError as exc:
+            raise GaspError(
+                f"the layout is written and staged, but git could not commit it: {exc.message}",
+                "fix that (e.g. git config user.name / user.email), then run: git commit",
+            ) from None
     return written
 
 

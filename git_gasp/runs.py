@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 from git_gasp import gitrepo, projecting
 from git_gasp.agent import Agent
-from git_gasp.errors import USAGE, GaspError
+from git_gasp.core.appendonly import worktree_problem
+from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.worktree import EVENTS_PATH
 
 _SESSION = re.compile(
@@ -111,10 +112,11 @@ def close_run(
     if run is None:
         raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
     goal_id = goal or run.goal or "-"
+    if goal is not None and goal not in agent.graph.nodes:
+        raise GaspError(f"unknown goal: {goal}", "name a goal node (git gasp fold --json)", USAGE)
     message = commit_message(run.run_id, goal_id, outcome, sessions)  # validate before writing
-    for path in paths:
-        if os.path.isabs(path) or path.startswith(".."):
-            raise GaspError(f"{path}: name paths inside the repository", None, USAGE)
+    _check_paths(agent.root, paths)
+    _check_committed_lines(agent.root)
     agent.lease.acquire()
     agent.finish_run(outcome)
     task = _task_of(agent, run.run_id)
@@ -125,10 +127,59 @@ def close_run(
     # after a seeded open the recent events are those since the latest snapshot
     if projecting.snapshot_due(agent.root, [e.id for e in agent.recent_events()]):
         snapshot = projecting.write_snapshot(agent.root)
-        written.append(snapshot)
+    if os.path.isdir(os.path.join(agent.root, "snapshots")):
+        written.append("snapshots")  # with any taken during the run
     commit = boundary_commit(agent.root, message, [*written, *paths])
     agent.forget_run()
     return Closed(run.run_id, commit, snapshot)
+
+
+_HUMAN_GATED = ("identity", "AGENT.md", "IDENTITY.md")
+
+
+def _check_paths(root: str, paths: Sequence[str]) -> None:
+    for path in paths:
+        norm = os.path.normpath(path)
+        if os.path.isabs(path) or norm.startswith(".."):
+            raise GaspError(
+                f"{path}: name paths inside the repository",
+                "paths are relative to the agent repository",
+                USAGE,
+            )
+        if norm.split(os.sep)[0] in _HUMAN_GATED:
+            raise GaspError(
+                f"{path}: identity changes are human-gated and never ride a run's commit",
+                "commit them with: git gasp identity commit --approved-by NAME --reason TEXT",
+                USAGE,
+            )
+        if not os.path.lexists(os.path.join(root, path)) and not gitrepo.tracked(root, [path]):
+            raise GaspError(f"{path}: no such file", "check the path", USAGE)
+
+
+def _check_committed_lines(root: str) -> None:
+    """Refuse to commit an append-only file whose committed lines were edited."""
+    tip = gitrepo.head(root)
+    if tip is None:
+        return
+    info = gitrepo.repo_info(root)
+    files = (EVENTS_PATH, projecting.FACTS_PATH, projecting.JOURNAL_PATH)
+    blobs = gitrepo.blobs_at(root, [f"{tip}:{info.prefix}{f}" for f in files])
+    with gitrepo.BlobReader(root) as reader:
+        for rel, blob in zip(files, blobs, strict=True):
+            if blob is None:
+                continue
+            try:
+                with open(os.path.join(root, rel), "rb") as fh:
+                    on_disk = fh.read()
+            except FileNotFoundError:
+                on_disk = b""
+            problem = worktree_problem(rel, blob, on_disk, reader.read, info.object_format)
+            if problem is not None:
+                raise GaspError(
+                    f"{problem}: refusing to commit it",
+                    f"restore the committed lines (git diff {rel}) and keep only appended ones",
+                    FINDINGS,
+                )
 
 
 def _task_of(agent: Agent, run_id: str) -> str:

@@ -92,12 +92,22 @@ def locked(path: str) -> Iterator[Appender]:
         os.close(fd)  # closing drops the lock
 
 
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 def write_atomically(path: str, data: bytes) -> None:
     """Replace ``path`` with ``data`` via a synced temporary file and a rename:
     a reader sees the old bytes or the new, never a mix (projections, markers)."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path) or ".")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; files get the usual mode
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -95,7 +95,7 @@ def test_torn_final_line_is_named(fixture_repo: Path, capsys: pytest.CaptureFixt
     assert code == 1
     assert "state/events.jsonl:11: corrupt event:" in err
     assert "torn final line — likely a crash mid-append" in err
-    assert "hint: remove the partial last line" in err
+    assert "hint: run `git gasp repair`" in err
 
 
 def test_strict_fold_stops_on_a_dangling_op(

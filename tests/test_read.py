@@ -94,6 +94,7 @@ def history(tmp_path: Path) -> Path:
     lower = "manual run\n\nrun-id: run_low\ngoal: goal_x\noutcome: merged\n"
     git(repo, "commit", "-q", "--allow-empty", "-m", lower)
     agent = Agent.open(str(repo), worker="w")
+    agent.record_goal("goal_retry", "Make retry reliable")
     agent.start_run("second", run_id="run_b")
     close_run(agent, "promoted", goal="goal_retry")
     return repo

@@ -313,3 +313,40 @@ def test_an_open_run_from_before_the_seed_is_found(repo: Path) -> None:
     closed = close_run(again, "closed after a seeded open")
     assert "long run" in (repo / "journal" / "JOURNAL.md").read_text()
     assert closed.commit is not None
+
+
+def test_close_refuses_what_would_fail_a_check(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = Agent.open(str(repo), worker="w")
+    agent.record_goal("goal_1", "g")
+    agent.start_run("t")
+    close_run(agent, "first")  # commits the goal
+    agent.start_run("t2")
+    log = repo / "state" / "events.jsonl"
+    committed = log.read_bytes()
+    log.write_bytes(committed.replace(b'"title":"g"', b'"title":"G"'))
+    with pytest.raises(Exception, match="edits committed lines: refusing to commit it"):
+        close_run(agent, "after an edit")
+    log.write_bytes(committed)
+    (repo / "identity" / "IDENTITY.md").write_text("someone else\n")
+    with pytest.raises(Exception, match="human-gated"):
+        close_run(agent, "sneaky", paths=["identity/IDENTITY.md"])
+    with pytest.raises(Exception, match="no such file"):
+        close_run(agent, "typo", paths=["nonexist.txt"])
+    with pytest.raises(Exception, match="unknown goal"):
+        close_run(agent, "typo", goal="goal_nope")
+    assert close_run(agent, "fine", goal="goal_1").commit is not None
+    git(repo, "checkout", "--", "identity/IDENTITY.md")
+    conformant(repo)
+
+
+def test_written_files_follow_the_umask(repo: Path) -> None:
+    mode = (repo / "AGENT.md").stat().st_mode & 0o777
+    assert mode == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
