@@ -289,4 +289,4 @@ def test_git_gasp_help_opens_the_man_page(tmp_path: Path) -> None:
     }
     proc = subprocess.run(["git", "gasp", "--help"], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "git-gasp - check and fold GASP" in proc.stdout
+    assert "git-gasp - keep, check and read GASP" in proc.stdout
