@@ -49,3 +49,7 @@ def test_the_readme_python_example_runs(
     patches = [n for n in graph.nodes.values() if n.kind == "patch"]
     assert [p.props.get("status") for p in patches if isinstance(p.props, dict)] == ["Promoted"]
     assert all(r.passed for r in run_all(str(repo))), "the example's repo fails a check"
+    from git_gasp.cli import main
+
+    assert main(["skill", "check", "-C", str(repo)]) == 0, "the example's skill is invalid"
+    assert any(r.rel == "advances" for r in graph.outgoing(patches[0].id))
