@@ -158,20 +158,39 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
 @JSON
 def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     """Show the open run (also after a crash) and who holds the lease."""
-    agent = _open(repo, worker)
-    held = agent.lease.holder()
-    lease = held._asdict() if held else None
-    open_run = agent.open_run._asdict() if agent.open_run else None
+    from git_gasp.errors import GaspError
+    from git_gasp.lease import Lease, describe_expiry
+    from git_gasp.runmarker import local_worker_id, read_marker
+
+    problem: GaspError | None = None
+    try:
+        agent = _open(repo, worker)
+        run, me = agent.open_run, agent.worker
+    except GaspError as exc:  # e.g. a torn log: still say what is known
+        problem, root = exc, _root(repo)
+        run, me = read_marker(root), worker or local_worker_id(root)
+    held = Lease(_root(repo), me).holder()
     if as_json:
-        output.data_json({"open_run": open_run, "lease": lease, "worker": agent.worker})
-        return OK
-    if open_run is None:
-        output.data("no run is open")
+        output.data_json(
+            {
+                "open_run": run._asdict() if run else None,
+                "lease": held._asdict() if held else None,
+                "worker": me,
+                "problem": problem.message if problem else None,
+            }
+        )
     else:
-        output.data(f"open run: {open_run['run_id']} (goal {open_run['goal'] or '-'})")
-        output.data("close it with: git gasp run close --outcome TEXT")
-    if held:
-        output.data(f"lease: worker {held.worker_id} (pid {held.pid}) until {held.expires_at_ms}")
+        if run is None:
+            output.data("no run is open")
+        else:
+            flag = f" --worker {run.worker}" if run.worker and run.worker != me else ""
+            output.data(f"open run: {run.run_id} (goal {run.goal or '-'})")
+            output.data(f"close it with: git gasp run close --outcome TEXT{flag}")
+        if held:
+            until = describe_expiry(held.expires_at_ms)
+            output.data(f"lease: worker {held.worker_id} (pid {held.pid}) until {until}")
+    if problem is not None:
+        raise problem
     return OK
 
 

@@ -39,6 +39,11 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+def describe_expiry(ms: int) -> str:
+    """``<ms> (<UTC time>)``: the raw value and a readable one."""
+    return _when(ms)
+
+
 def _when(ms: int) -> str:
     try:
         stamp = datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

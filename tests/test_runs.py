@@ -350,3 +350,15 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def test_run_status_still_reports_after_a_torn_line(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = Agent.open(str(repo), worker="w")
+    run_id = agent.start_run("t")
+    with (repo / "state" / "events.jsonl").open("ab") as fh:
+        fh.write(b'{"id":"to')
+    code, out, err = main(capsys, "run", "status", "-C", str(repo), "--worker", "w")
+    assert code == 1 and f"open run: {run_id}" in out and "lease: worker w" in out
+    assert "git gasp repair" in err
