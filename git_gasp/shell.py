@@ -56,8 +56,13 @@ def handle_errors() -> Iterator[Result]:
     except click.exceptions.Abort:
         output.diag("interrupted")
         result.code = INTERRUPTED
+    except click.UsageError as exc:  # the documented format: error + hint, exit 2
+        output.diag(f"error: {exc.format_message()}")
+        command = exc.ctx.command_path if exc.ctx is not None else "git-gasp"
+        output.diag(f"hint: see `{command.replace('git-gasp', 'git gasp', 1)} -h`")
+        result.code = USAGE
     except click.ClickException as exc:
-        exc.show()
+        output.diag(f"error: {exc.format_message()}")
         result.code = exc.exit_code if exc.exit_code else USAGE
     except KeyboardInterrupt:
         output.diag("interrupted")

@@ -137,7 +137,12 @@ def test_fixture_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "check", "--fixtrue")[0] == 2
+    code, _, err = run(capsys, "check", "--fixtrue")
+    assert code == 2
+    assert err == (
+        "error: No such option '--fixtrue'. Did you mean '--fixture'?\n"
+        "hint: see `git gasp check -h`\n"
+    )
     assert run(capsys, "check", "a", "b")[0] == 2
     assert run(capsys, "frobnicate")[0] == 2
 
