@@ -34,6 +34,24 @@ def _root(repo: str | None) -> str:
     return agent_root(repo)
 
 
+def _agent_root(repo: str | None) -> str:
+    """Like :func:`_root`, for read commands: refuses a directory that is not
+    an agent repository instead of printing nothing."""
+    import os
+
+    from git_gasp.errors import GaspError
+
+    root = _root(repo)
+    if not os.path.exists(os.path.join(root, "AGENT.md")) and not os.path.isdir(
+        os.path.join(root, "state")
+    ):
+        raise GaspError(
+            f"{root}: not an agent repository (no AGENT.md or state/)",
+            "run it in one, pass -C PATH, or create one with: git gasp init",
+        )
+    return root
+
+
 def _open(repo: str | None, worker: str | None) -> Any:
     from git_gasp.agent import Agent
 
@@ -257,7 +275,7 @@ def fact_list(repo: str | None, as_json: bool) -> int:
     from git_gasp.core.projections import current_facts
     from git_gasp.projecting import read_facts
 
-    memory = read_facts(_root(repo))
+    memory = read_facts(_agent_root(repo))
     current = current_facts(memory.facts)
     if as_json:
         output.data_json({"facts": [f._asdict() for f in current], "legacy": list(memory.legacy)})

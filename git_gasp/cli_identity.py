@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from git_gasp.cli_agent import JSON, REPO, WORKER, _emit, _root
+from git_gasp.cli_agent import JSON, REPO, WORKER, _agent_root, _emit, _root
 from git_gasp.errors import FINDINGS, OK
 
 
@@ -75,7 +75,7 @@ def skill_list(repo: str | None, as_json: bool) -> int:
     """List every skill: name, description, path and whether it is valid."""
     from git_gasp.skills import read_skills
 
-    skills = read_skills(_root(repo))
+    skills = read_skills(_agent_root(repo))
     lines = [
         f"{s.name or s.directory}\t{'valid' if s.valid else 'INVALID'}\t{s.path}\t"
         f"{s.description or '-'}"
@@ -92,7 +92,7 @@ def skill_check(repo: str | None, as_json: bool) -> int:
     """Check every skills/*/SKILL.md; exit 1 if any is invalid."""
     from git_gasp.skills import read_skills
 
-    skills = read_skills(_root(repo))
+    skills = read_skills(_agent_root(repo))
     lines = []
     for s in skills:
         if s.valid:

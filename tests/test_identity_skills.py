@@ -201,6 +201,8 @@ GOOD = b"---\nname: retry\ndescription: Retry flaky calls.\ntools: [bash, git]\n
 
 
 def write_skill(repo: Path, name: str, data: bytes) -> None:
+    if not (repo / "AGENT.md").exists():
+        (repo / "AGENT.md").write_text("# AGENT\n")  # skill commands need an agent repository
     (repo / "skills" / name).mkdir(parents=True, exist_ok=True)
     (repo / "skills" / name / "SKILL.md").write_bytes(data)
 
@@ -286,14 +288,20 @@ def test_skill_check_refuses_a_symlink_out_of_the_repository(
     (outside / "SKILL.md").write_bytes(b"---\nname: leak\ndescription: d\n---\n")
     repo = tmp_path / "repo"
     (repo / "skills").mkdir(parents=True)
+    (repo / "AGENT.md").write_text("# AGENT\n")
     (repo / "skills" / "leak").symlink_to(outside)
     code, out, _ = run(capsys, "skill", "check", "-C", str(repo))
     assert code == 1 and "outside the repository" in out
 
 
 def test_skill_check_without_skills(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "AGENT.md").write_text("# AGENT\n")
     code, out, _ = run(capsys, "skill", "check", "-C", str(tmp_path))
     assert code == 0 and "0 skill(s), 0 invalid" in out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run(capsys, "skill", "check", "-C", str(empty))
+    assert code == 2 and "not an agent repository" in err
 
 
 def test_frontmatter_pure_helpers() -> None:
