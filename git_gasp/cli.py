@@ -15,6 +15,7 @@ from git_gasp import (
     cli_identity,
     cli_read,
     cli_record,
+    cli_restore,
     gitrepo,
     output,
 )
@@ -126,7 +127,7 @@ def fixture(directory: str, as_json: bool) -> int:
     return OK
 
 
-for _commands in (cli_agent, cli_record, cli_demo, cli_read, cli_identity):
+for _commands in (cli_agent, cli_record, cli_demo, cli_read, cli_identity, cli_restore):
     _commands.register(cli)
 
 

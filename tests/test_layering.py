@@ -56,6 +56,7 @@ def test_only_the_shell_layer_imports_click() -> None:
         "cli_demo.py",
         "cli_read.py",
         "cli_identity.py",
+        "cli_restore.py",
         "shell.py",
     }
     for path in sorted(PACKAGE.rglob("*.py")):

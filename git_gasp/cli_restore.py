@@ -1,0 +1,85 @@
+"""The restore commands: restore (clone + verify + fold) and status (registered on ``cli``)."""
+
+from __future__ import annotations
+
+import click
+
+from git_gasp import output
+from git_gasp.errors import OK
+
+_JSON = click.option(
+    "--json", "as_json", is_flag=True, help="Print a JSON document instead of text."
+)
+_CONTEXT = click.option(
+    "--context",
+    "context",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write a Markdown rehydration document (identity, skills, memory, goals, runs).",
+)
+
+
+def _emit(report: dict[str, object], as_json: bool, context: str | None, text: str) -> None:
+    from git_gasp.core.restorereport import report_text
+    from git_gasp.restoring import write_context
+
+    if context is not None:
+        write_context(context, text)
+    if as_json:
+        output.data_json(report)
+    else:
+        output.data(report_text(report))
+
+
+@click.command()
+@click.argument("url")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@click.option("--at", "at", metavar="EVENT_ID", help="Fold the log only through this event.")
+@click.option("--model", metavar="M", help="Rebind the executor: set [executor] model.")
+@click.option("--provider", metavar="P", help="Rebind the executor: set [executor] provider.")
+@_CONTEXT
+@_JSON
+def restore(
+    url: str,
+    directory: str | None,
+    at: str | None,
+    model: str | None,
+    provider: str | None,
+    context: str | None,
+    as_json: bool,
+) -> int:
+    """Clone the agent at URL safely (no hooks, filters, submodules or transcripts),
+    verify it and fold its log."""
+    from git_gasp.restoring import restore as do_restore
+
+    executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
+    restored = do_restore(url, directory, at, executor)
+    _emit(restored.report, as_json, context, restored.context)
+    return OK
+
+
+@click.command()
+@click.option(
+    "-C",
+    "--repo",
+    "repo",
+    metavar="PATH",
+    default=None,
+    help="The agent repository (default: the current one).",
+)
+@_CONTEXT
+@_JSON
+def status(repo: str | None, context: str | None, as_json: bool) -> int:
+    """Report the agent in the current repository as restore would (no clone)."""
+    from git_gasp.cli import agent_root
+    from git_gasp.restoring import describe
+
+    restored = describe(agent_root(repo))
+    _emit(restored.report, as_json, context, restored.context)
+    return OK
+
+
+def register(group: click.Group) -> None:
+    for command in (restore, status):
+        group.add_command(command)

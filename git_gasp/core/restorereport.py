@@ -1,0 +1,521 @@
+"""What ``git gasp restore`` and ``git gasp status`` read and report, as pure functions.
+
+* :func:`parse_manifest`: the first fenced block of ``AGENT.md`` as YAML
+  (ruamel.yaml safe mode, after the same screen skills get: no anchors or
+  aliases, bounded depth and node count), with the spec MAJOR version check.
+* :func:`parse_locations`: the optional Locations table of ``AGENT.md``.
+* :func:`set_executor_values`: the careful textual edit of
+  ``.agent/config.toml`` behind ``--model`` / ``--provider``.
+* :func:`build_report`, :func:`report_text`, :func:`context_markdown`: the
+  report (format ``git-gasp.restore/1``) and the rehydration document.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from git_gasp.core.graph import Graph
+from git_gasp.core.manifest import first_fenced_block
+from git_gasp.core.runlog import RunCommit
+from git_gasp.core.skill import Skill, SkillError
+from git_gasp.core.skill import _screen as screen_yaml
+
+REPORT_FORMAT = "git-gasp.restore/1"
+MAX_MANIFEST_BYTES = 1024 * 1024
+MAX_CONFIG_BYTES = 1024 * 1024
+SUPPORTED_MAJOR = 1
+CLOSED_GOAL = ("Satisfied", "Abandoned")
+CLOSED_TASK = ("Done", "Abandoned")
+CLOSE_HINT = "git gasp run close --outcome TEXT (or: git gasp run abandon --reason TEXT)"
+
+#: Location names a Locations table may set, with their defaults.
+DEFAULT_LOCATIONS: dict[str, tuple[str, ...]] = {
+    "log": ("state/events.jsonl",),
+    "identity": ("identity",),
+    "skills": ("skills",),
+    "facts": ("memory/facts.jsonl",),
+    "memory": ("memory/active_memory.md",),
+    "journal": ("journal/JOURNAL.md",),
+}
+_ALIASES = {
+    "log": "log",
+    "event log": "log",
+    "events": "log",
+    "identity": "identity",
+    "skills": "skills",
+    "facts": "facts",
+    "memory facts": "facts",
+    "memory": "memory",
+    "active memory": "memory",
+    "journal": "journal",
+}
+
+
+class ManifestError(ValueError):
+    """Why AGENT.md cannot be used (one line); ``exit_code`` 2 (bad input)."""
+
+
+class Manifest(NamedTuple):
+    spec_version: object
+    agent_id: str | None
+    executor: str | None
+    fields: dict[str, Any]
+
+
+def _major(value: object) -> int | None:
+    if type(value) is int:
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, float):
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)*", value.strip()):
+        return int(value.strip().split(".")[0])
+    return None
+
+
+def parse_manifest(data: bytes) -> Manifest:
+    """The manifest block of ``AGENT.md``; :class:`ManifestError` if it is
+    missing, hostile, not a mapping, or declares a spec MAJOR version other
+    than :data:`SUPPORTED_MAJOR`."""
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise ManifestError(f"AGENT.md is over the {MAX_MANIFEST_BYTES // 1024} KiB cap")
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        raise ManifestError("AGENT.md is not valid UTF-8") from None
+    block = first_fenced_block(text)
+    if block is None:
+        raise ManifestError("AGENT.md has no fenced YAML block (spec_version, agent_id, ...)")
+    source = "\n".join(block) + "\n"
+    try:
+        screen_yaml(source)
+        value = YAML(typ="safe").load(source)
+    except SkillError as exc:
+        raise ManifestError(
+            "AGENT.md manifest block: " + str(exc).replace("frontmatter ", "", 1)
+        ) from None
+    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+        first = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise ManifestError(f"AGENT.md manifest block is not valid YAML: {first}") from None
+    if not isinstance(value, dict):
+        raise ManifestError("AGENT.md manifest block is not a YAML mapping")
+    if "spec_version" not in value:
+        raise ManifestError("AGENT.md declares no spec_version")
+    spec = value["spec_version"]
+    major = _major(spec)
+    if major != SUPPORTED_MAJOR:
+        raise ManifestError(
+            f"AGENT.md declares spec_version {spec!r}: this git-gasp reads GASP spec "
+            f"major version {SUPPORTED_MAJOR} only"
+        )
+    agent_id = value.get("agent_id")
+    executor = value.get("executor")
+    return Manifest(
+        spec,
+        agent_id if isinstance(agent_id, str) else None,
+        executor if isinstance(executor, str) else None,
+        {str(k): v for k, v in value.items()},
+    )
+
+
+def _cell(text: str) -> str:
+    return text.strip().strip("*_`").strip()
+
+
+def _safe_rel(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    return bool(path) and not path.startswith("/") and ".." not in parts and ":" not in parts[0]
+
+
+def parse_locations(text: str) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+    """Locations from ``AGENT.md``'s markdown table rows (outside fenced
+    blocks) whose first cell names a location (log, identity, skills, facts,
+    memory, journal; case-insensitive) and whose second cell lists paths
+    separated by commas. Absolute paths and paths with ``..`` are ignored
+    with a warning; anything not named keeps its default."""
+    found: dict[str, list[str]] = {}
+    warnings: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or not stripped.startswith("|"):
+            continue
+        cells = [c for c in stripped.strip("|").split("|")]
+        if len(cells) < 2:
+            continue
+        key = _ALIASES.get(_cell(cells[0]).lower())
+        if key is None:
+            continue
+        for raw in cells[1].split(","):
+            path = _cell(raw).rstrip("/")
+            if not path:
+                continue
+            if not _safe_rel(path):
+                warnings.append(
+                    f"Locations: {key} path {path!r} is outside the repository (ignored)"
+                )
+                continue
+            found.setdefault(key, []).append(path)
+    locations = dict(DEFAULT_LOCATIONS)
+    for key, paths in found.items():
+        locations[key] = tuple(dict.fromkeys(paths))
+    return locations, warnings
+
+
+# -- the executor binding edit ---------------------------------------------------
+
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_VALUE = r"(\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|[^\s#]*)"
+
+
+def _key_line(key: str) -> re.Pattern[str]:
+    quoted = rf"(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')"
+    return re.compile(rf"^(\s*{quoted}\s*=\s*){_VALUE}(.*)$")
+
+
+def toml_string(value: str) -> str:
+    """``value`` as a TOML basic string."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def set_executor_values(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with each key of ``values`` set under ``[executor]``: only the
+    value of an existing line changes (its comment and every other byte stay);
+    a missing key is added after the table's last key line; a missing table is
+    appended. Raises ValueError if the result does not parse as TOML with
+    exactly those values changed."""
+    if not values:
+        return text
+    before = tomllib.loads(text)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split("\n")
+    start = end = None
+    for i, line in enumerate(lines):
+        match = _HEADER.match(line.rstrip("\r"))
+        if match and start is None and match.group(1).strip() == "executor":
+            start = i
+        elif (match or line.lstrip().startswith("[")) and start is not None and end is None:
+            end = i
+    if start is None:
+        tail = "" if text.endswith("\n") or not text else newline
+        added = "".join(f"{k} = {toml_string(v)}{newline}" for k, v in values.items())
+        gap = newline if text.strip() else ""
+        result = f"{text}{tail}{gap}[executor]{newline}{added}"
+    else:
+        end = len(lines) if end is None else end
+        for key, value in values.items():
+            pattern = _key_line(key)
+            for i in range(start + 1, end):
+                bare = lines[i][:-1] if lines[i].endswith("\r") else lines[i]
+                match = pattern.match(bare)
+                if match:
+                    lines[i] = (
+                        match.group(1) + toml_string(value) + match.group(3) + lines[i][len(bare) :]
+                    )
+                    break
+            else:
+                last = start
+                for i in range(start + 1, end):
+                    content = lines[i].strip()
+                    if content and not content.startswith("#"):
+                        last = i
+                cr = "\r" if newline == "\r\n" else ""
+                lines.insert(last + 1, f"{key} = {toml_string(value)}{cr}")
+                end += 1
+        result = "\n".join(lines)
+    after = tomllib.loads(result)
+    expected = dict(before)
+    executor = dict(expected.get("executor", {}))
+    executor.update(values)
+    expected["executor"] = executor
+    if after != expected:
+        raise ValueError("the edit would change more than the executor values")
+    return result
+
+
+# -- the report -------------------------------------------------------------------
+
+
+class FoldInfo(NamedTuple):
+    events: int
+    at: str | None
+    seeded_from: str | None  # the snapshot directory name, when one seeded the fold
+    seeded_events: int  # events the snapshot covered (0 when none)
+    verified_by: str | None  # "fold of prefix" or "cache"
+    snapshot_notes: tuple[str, ...]  # snapshots not used, and why
+
+
+class RestoreInputs(NamedTuple):
+    root: str
+    url: str | None
+    manifest: Manifest
+    identity_verified: bool
+    identity_notes: tuple[str, ...]
+    identity_hash: str | None
+    skills: Sequence[Skill]
+    fold: FoldInfo
+    graph: Graph
+    runs: Sequence[RunCommit]
+    config: dict[str, Any]
+    config_path: str
+    locations: dict[str, tuple[str, ...]]
+    warnings: Sequence[str]
+    config_changed: Sequence[str]
+
+
+def _status(props: object) -> object:
+    return props.get("status") if isinstance(props, dict) else None
+
+
+def _title(props: object) -> object:
+    if not isinstance(props, dict):
+        return None
+    return props.get("title") or props.get("task") or props.get("summary")
+
+
+def _open_nodes(graph: Graph, kind: str, closed: Sequence[str]) -> list[dict[str, Any]]:
+    out = []
+    for node_id in sorted(graph.nodes):
+        node = graph.nodes[node_id]
+        if node.kind != kind or node.tombstoned:
+            continue
+        status = _status(node.props)
+        if status not in closed:
+            out.append({"id": node_id, "title": _title(node.props), "status": status})
+    return out
+
+
+def _open_runs(graph: Graph) -> list[dict[str, Any]]:
+    out = []
+    for node_id in sorted(graph.nodes):
+        node = graph.nodes[node_id]
+        if node.kind == "run" and not node.tombstoned and _status(node.props) == "started":
+            task = node.props.get("task") if isinstance(node.props, dict) else None
+            out.append({"id": node_id, "task": task, "close_with": CLOSE_HINT})
+    return out
+
+
+def _track_record(graph: Graph) -> dict[str, Any]:
+    patches = [n for n in graph.nodes.values() if n.kind == "patch" and not n.tombstoned]
+    evals = [n for n in graph.nodes.values() if n.kind == "eval" and not n.tombstoned]
+    decided = [_status(e.props) for e in evals if _status(e.props) in ("Passed", "Failed", "Error")]
+    passed = sum(1 for s in decided if s == "Passed")
+    items = []
+    for patch in sorted(patches, key=lambda n: n.id):
+        out = [r for r in graph.relations if r.from_ == patch.id]
+        props = patch.props if isinstance(patch.props, dict) else {}
+
+        def status_of(node_id: str) -> object:
+            node = graph.nodes.get(node_id)
+            return _status(node.props) if node is not None else None
+
+        items.append(
+            {
+                "id": patch.id,
+                "title": props.get("title"),
+                "status": props.get("status"),
+                "references_commit": props.get("references_commit"),
+                "advances": [r.to for r in out if r.rel == "advances"],
+                "evals": [
+                    {"id": r.to, "status": status_of(r.to)} for r in out if r.rel == "validated_by"
+                ],
+                "decisions": [
+                    {"id": r.to, "rel": r.rel, "status": status_of(r.to)}
+                    for r in out
+                    if r.rel in ("approved_by", "rejected_by")
+                ],
+            }
+        )
+    return {
+        "items": items,
+        "proposed": len(patches),
+        "promoted": sum(1 for p in patches if _status(p.props) == "Promoted"),
+        "rejected": sum(1 for p in patches if _status(p.props) == "Rejected"),
+        "evals": len(evals),
+        "evals_passed": passed,
+        "eval_pass_rate": round(passed / len(decided), 4) if decided else None,
+    }
+
+
+def _scalar(value: object) -> object:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def build_report(inputs: RestoreInputs) -> dict[str, Any]:
+    """The ``git-gasp.restore/1`` document."""
+    graph = inputs.graph
+    executor = inputs.config.get("executor", {})
+    run = inputs.runs[0] if inputs.runs else None
+    return {
+        "format": REPORT_FORMAT,
+        "directory": inputs.root,
+        "url": inputs.url,
+        "agent_id": inputs.manifest.agent_id,
+        "spec_version": _scalar(inputs.manifest.spec_version),
+        "identity": {
+            "verified": inputs.identity_verified,
+            "hash": inputs.identity_hash,
+            "notes": list(inputs.identity_notes),
+        },
+        "skills": {
+            "loaded": [
+                {"name": s.name, "description": s.description, "path": s.path}
+                for s in inputs.skills
+                if s.valid
+            ],
+            "invalid": [
+                {"path": s.path, "problems": list(s.problems)} for s in inputs.skills if not s.valid
+            ],
+        },
+        "fold": {
+            "at": inputs.fold.at,
+            "events": inputs.fold.events,
+            "seeded": inputs.fold.seeded_from is not None,
+            "snapshot": inputs.fold.seeded_from,
+            "snapshot_events": inputs.fold.seeded_events,
+            "snapshot_verified_by": inputs.fold.verified_by,
+            "snapshot_notes": list(inputs.fold.snapshot_notes),
+        },
+        "graph": {
+            "nodes": len(graph.nodes),
+            "relations": len(graph.relations),
+            "version": graph.version,
+        },
+        "open_goals": _open_nodes(graph, "goal", CLOSED_GOAL),
+        "open_tasks": _open_nodes(graph, "task", CLOSED_TASK),
+        "open_runs": _open_runs(graph),
+        "last_run": (
+            {"run_id": run.run_id, "outcome": run.outcome, "commit": run.commit, "goal": run.goal}
+            if run
+            else None
+        ),
+        "patches": _track_record(graph),
+        "executor": {
+            "config": inputs.config_path,
+            "binding": {str(k): _scalar(v) for k, v in executor.items()}
+            if isinstance(executor, dict)
+            else {},
+            "changed": list(inputs.config_changed),
+        },
+        "locations": {k: list(v) for k, v in inputs.locations.items()},
+        "warnings": list(inputs.warnings),
+    }
+
+
+def report_text(report: Mapping[str, Any]) -> str:
+    """The report for people."""
+    fold = report["fold"]
+    seeded = (
+        f" (seeded from snapshot {fold['snapshot']}: {fold['snapshot_events']} events, "
+        f"verified by {fold['snapshot_verified_by']})"
+        if fold["seeded"]
+        else " (no snapshot seeded the fold)"
+    )
+    identity = report["identity"]
+    graph = report["graph"]
+    patches = report["patches"]
+    rate = patches["eval_pass_rate"]
+    binding = report["executor"]["binding"]
+    lines = [
+        f"{'agent:':<17}{report['agent_id'] or '-'}",
+        f"{'spec version:':<17}{report['spec_version']}",
+        f"{'identity:':<17}{'verified' if identity['verified'] else 'NOT verified'}"
+        + (f" ({identity['hash']})" if identity["hash"] else ""),
+        f"{'skills loaded:':<17}"
+        + (", ".join(s["name"] for s in report["skills"]["loaded"]) or "none"),
+    ]
+    for bad in report["skills"]["invalid"]:
+        lines.append(f"{'skill invalid:':<17}{bad['path']}: {'; '.join(bad['problems'])}")
+    lines += [
+        f"{'events folded:':<17}{fold['events']}"
+        + (f" (through {fold['at']})" if fold["at"] else "")
+        + seeded,
+        f"{'graph:':<17}{graph['nodes']} nodes, {graph['relations']} relations, "
+        f"version {graph['version']}",
+        f"{'open goals:':<17}"
+        + (", ".join(f"{g['id']} ({g['status']})" for g in report["open_goals"]) or "none"),
+        f"{'open runs:':<17}" + (", ".join(r["id"] for r in report["open_runs"]) or "none"),
+    ]
+    if report["open_runs"]:
+        lines.append(f"{'':<17}close with: {CLOSE_HINT}")
+    run = report["last_run"]
+    lines.append(
+        f"{'last run:':<17}"
+        + (f"{run['run_id']} — {run['outcome'] or '-'} ({run['commit'][:12]})" if run else "none")
+    )
+    lines.append(
+        f"{'patches:':<17}{patches['proposed']} proposed, {patches['promoted']} promoted, "
+        f"{patches['rejected']} rejected; eval pass rate "
+        + (
+            f"{rate:.0%} ({patches['evals_passed']}/{patches['evals']})"
+            if rate is not None
+            else "-"
+        )
+    )
+    lines.append(
+        f"{'executor:':<17}"
+        + (", ".join(f"{k} = {v}" for k, v in binding.items()) or "none")
+        + (
+            f" (changed: {', '.join(report['executor']['changed'])})"
+            if report["executor"]["changed"]
+            else ""
+        )
+    )
+    lines.extend(f"warning: {w}" for w in report["warnings"])
+    return "\n".join(lines)
+
+
+def context_markdown(
+    report: Mapping[str, Any],
+    identity: Sequence[tuple[str, str]],
+    memory: str | None,
+    runs: Sequence[RunCommit],
+) -> str:
+    """The rehydration document ``--context FILE`` writes."""
+    out = [f"# Agent context: {report['agent_id'] or 'unknown'}", ""]
+    out.append(
+        f"Restored with git-gasp ({REPORT_FORMAT}); spec version {report['spec_version']}; "
+        f"identity {'verified' if report['identity']['verified'] else 'NOT verified'}; "
+        f"{report['fold']['events']} events folded."
+    )
+    out += ["", "## Identity", ""]
+    for path, text in identity:
+        out += [f"### {path}", "", text.rstrip("\n"), ""]
+    out += ["## Skills", ""]
+    for skill in report["skills"]["loaded"]:
+        out.append(f"- **{skill['name']}** — {skill['description']} (`{skill['path']}`)")
+    if not report["skills"]["loaded"]:
+        out.append("none")
+    out += ["", "## Active memory", "", (memory or "none").rstrip("\n"), ""]
+    out += ["## Open goals and tasks", ""]
+    items = [("goal", g) for g in report["open_goals"]] + [
+        ("task", t) for t in report["open_tasks"]
+    ]
+    for kind, item in items:
+        out.append(f"- {kind} `{item['id']}` ({item['status']}): {item['title'] or ''}".rstrip())
+    if not items:
+        out.append("none")
+    for run in report["open_runs"]:
+        out.append(f"- open run `{run['id']}`: {run['task'] or ''} — close with: {CLOSE_HINT}")
+    out += ["", "## Recent runs", ""]
+    for commit in runs:
+        out.append(
+            f"- `{commit.run_id}` ({commit.date}, commit {commit.commit[:12]}): "
+            f"{commit.outcome or '-'}"
+        )
+    if not runs:
+        out.append("none")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,435 @@
+"""``git gasp restore`` and ``git gasp status``: clone safely, read, verify, fold, report.
+
+Restore (REFERENCE §9.6): clone without running anything from the remote
+(:func:`git_gasp.gitrepo.safe_clone`), read ``AGENT.md`` (spec MAJOR version
+1 only) and ``.agent/config.toml``, verify the identity hash fail-closed with
+check 6's wording, load the skills (an invalid one is reported, not loaded),
+fold the log through ``--at`` (seeded by the latest snapshot at or before it
+only when its integrity record matches *and* its graph equals the fold of its
+prefix), optionally rebind the executor, and report. Status is the same
+report for a repository already on disk.
+
+Nothing in the repository is executed; ``AGENT.md`` and the config are read
+with size caps; symlinks under ``identity/`` or ``skills/`` that lead out of
+the repository are refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tomllib
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from git_gasp import gitrepo, seeding, store
+from git_gasp.core.event import Event
+from git_gasp.core.fold import Folder
+from git_gasp.core.graph import GraphError, graphs_equal, parse_graph
+from git_gasp.core.jsonvalue import JsonError, loads
+from git_gasp.core.log import (
+    describe_error,
+    events_in_prefix,
+    parse_log,
+    physical_line_count,
+    physical_prefix,
+)
+from git_gasp.core.repochecks import Identity, _verify_identity
+from git_gasp.core.restorereport import (
+    MAX_CONFIG_BYTES,
+    MAX_MANIFEST_BYTES,
+    FoldInfo,
+    Manifest,
+    ManifestError,
+    RestoreInputs,
+    build_report,
+    context_markdown,
+    parse_locations,
+    parse_manifest,
+    set_executor_values,
+)
+from git_gasp.core.runlog import RunCommit
+from git_gasp.core.skill import MAX_SKILL_BYTES, SKILL_FILE, Skill, check_skill, missing_skill
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.skills import inside
+from git_gasp.worktree import os_error
+
+MANIFEST = "AGENT.md"
+CONFIG = ".agent/config.toml"
+MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
+RECENT_RUNS = 5
+
+
+class Restored(NamedTuple):
+    report: dict[str, Any]
+    context: str  # the rehydration document (Markdown)
+
+
+def _read_capped(root: str, rel: str, cap: int, required: bool) -> bytes | None:
+    path = os.path.join(root, *rel.split("/"))
+    if not os.path.lexists(path):
+        if required:
+            raise GaspError(f"{rel} missing: not a GASP agent repository", None, USAGE)
+        return None
+    if not inside(root, path) or not os.path.isfile(path):
+        raise GaspError(f"{rel} is not a regular file inside the repository (refused)", None, USAGE)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(cap + 1)
+    except OSError as exc:
+        raise GaspError(f"{rel}: cannot read: {os_error(exc)}", None, USAGE) from None
+    if len(data) > cap:
+        raise GaspError(f"{rel} is over the {cap // 1024} KiB cap (refused)", None, USAGE)
+    return data
+
+
+def read_manifest(root: str) -> tuple[Manifest, bytes]:
+    data = _read_capped(root, MANIFEST, MAX_MANIFEST_BYTES, True)
+    assert data is not None
+    try:
+        return parse_manifest(data), data
+    except ManifestError as exc:
+        raise GaspError(str(exc), "restore reads GASP spec version 1 manifests", USAGE) from None
+
+
+def read_config(root: str) -> dict[str, Any]:
+    data = _read_capped(root, CONFIG, MAX_CONFIG_BYTES, False)
+    if data is None:
+        return {}
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise GaspError(f"{CONFIG}: not valid TOML: {exc}", None, USAGE) from None
+
+
+def rebind_executor(root: str, values: dict[str, str]) -> list[str]:
+    """Set ``[executor]`` values in the config by a textual edit; returns the keys changed."""
+    if not values:
+        return []
+    data = _read_capped(root, CONFIG, MAX_CONFIG_BYTES, False) or b""
+    try:
+        text = data.decode("utf-8")
+        updated = set_executor_values(text, values)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as exc:
+        raise GaspError(
+            f"{CONFIG}: cannot rewrite the executor binding: {exc}",
+            f"edit {CONFIG} by hand",
+            USAGE,
+        ) from None
+    if updated != text:
+        store.write_atomically(os.path.join(root, *CONFIG.split("/")), updated.encode("utf-8"))
+    return sorted(values)
+
+
+# -- identity -------------------------------------------------------------------
+
+
+def verify_identity(root: str, manifest: bytes) -> tuple[bool, str | None, tuple[str, ...]]:
+    """Check 6's verification (fail-closed): (verified, computed hash, failures or notes)."""
+    from git_gasp.identity import compute
+
+    present = os.path.isdir(os.path.join(root, "identity")) or os.path.isfile(
+        os.path.join(root, "IDENTITY.md")
+    )
+    failures: list[str] = []
+    notes: list[str] = []
+    digest, error = None, None
+    if not present:
+        failures.append(
+            "no identity/ directory or IDENTITY.md "
+            "(manifest-declared alternate locations are not yet checked)"
+        )
+    else:
+        try:
+            digest = compute(root)
+        except GaspError as exc:
+            error = exc.message.removeprefix("cannot compute identity hash: ")
+        _verify_identity(Identity(True, manifest, digest, error), failures, notes)
+    if failures:
+        return False, digest, tuple(failures)
+    return True, digest, tuple(notes)
+
+
+def identity_texts(root: str, locations: Sequence[str]) -> list[tuple[str, str]]:
+    """(path, text) of the identity files at ``locations``, inside the repository only."""
+    out: list[tuple[str, str]] = []
+    for rel in locations:
+        base = os.path.join(root, *rel.split("/"))
+        if not inside(root, base):
+            continue
+        files: list[str] = []
+        if os.path.isfile(base):
+            files = [base]
+        elif os.path.isdir(base):
+            for dirpath, dirnames, filenames in os.walk(base):
+                dirnames[:] = sorted(d for d in dirnames if inside(root, os.path.join(dirpath, d)))
+                files += [os.path.join(dirpath, f) for f in sorted(filenames)]
+        for path in files:
+            if not inside(root, path) or not os.path.isfile(path):
+                continue
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_MANIFEST_BYTES)
+            rel_path = os.path.relpath(path, root).replace(os.sep, "/")
+            out.append((rel_path, data.decode("utf-8", "replace")))
+    return out
+
+
+# -- skills -----------------------------------------------------------------------
+
+
+def read_skills_at(root: str, rel: str) -> list[Skill]:
+    """Every directory under ``rel`` read as a skill (as :func:`git_gasp.skills.read_skills`)."""
+    base = os.path.join(root, *rel.split("/"))
+    if not inside(root, base) or not os.path.isdir(base):
+        return []
+    out = []
+    for name in sorted(os.listdir(base)):
+        directory = os.path.join(base, name)
+        if not os.path.isdir(directory):
+            continue
+        shown = f"{rel}/{name}"
+        path = os.path.join(directory, SKILL_FILE)
+        if not inside(root, path):
+            out.append(missing_skill(shown, "symlink leads outside the repository (refused)"))
+            continue
+        if not os.path.isfile(path):
+            out.append(missing_skill(shown))
+            continue
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_SKILL_BYTES + 1)
+        except OSError as exc:
+            out.append(missing_skill(shown, f"unreadable: {os_error(exc)}"))
+            continue
+        skill = check_skill(name, data)
+        out.append(skill._replace(path=f"{shown}/{SKILL_FILE}"))
+    return out
+
+
+# -- the fold, seeded by a verified snapshot ---------------------------------------
+
+
+class _Candidate(NamedTuple):
+    name: str
+    events: int
+    digest: str
+    graph_value: object
+
+
+def _snapshots(
+    root: str, log: bytes, events: Sequence[Event], limit: int
+) -> tuple[list[_Candidate], list[str]]:
+    """Snapshots whose integrity record matches ``log`` and covers at most
+    ``limit`` events, latest first; notes for the others."""
+    base = os.path.join(root, "snapshots")
+    notes: list[str] = []
+    if not os.path.isdir(base) or not inside(root, base):
+        return [], notes
+    lines = physical_line_count(log)
+    found = []
+    for name in sorted(os.listdir(base)):
+        path = os.path.join(base, name, "graph.json")
+        if not os.path.isfile(path) or not inside(root, path):
+            continue
+        if os.path.getsize(path) > MAX_SNAPSHOT_BYTES:
+            notes.append(f"snapshot {name}: over the size cap (not used)")
+            continue
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        try:
+            value = loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, JsonError):
+            notes.append(f"snapshot {name}: not JSON (not used)")
+            continue
+        record = value.get("integrity") if isinstance(value, dict) else None
+        count = record.get("line_count") if isinstance(record, dict) else None
+        sha = record.get("sha256") if isinstance(record, dict) else None
+        event_id = record.get("event_id") if isinstance(record, dict) else None
+        if type(count) is not int or not isinstance(sha, str) or not 0 < count <= lines:
+            notes.append(f"snapshot {name}: integrity record missing or out of range (not used)")
+            continue
+        if hashlib.sha256(physical_prefix(log, count)).hexdigest() != sha:
+            notes.append(f"snapshot {name}: integrity hash mismatch (not used)")
+            continue
+        k = events_in_prefix(log, count)
+        if isinstance(event_id, str) and (k == 0 or events[k - 1].id != event_id):
+            notes.append(
+                f"snapshot {name}: event_id is not the last event of its prefix (not used)"
+            )
+            continue
+        if k > limit:
+            continue  # after --at
+        assert isinstance(value, dict)
+        found.append(_Candidate(name, k, hashlib.sha256(raw).hexdigest(), value.get("graph")))
+    found.sort(key=lambda c: (c.events, c.name), reverse=True)
+    return found, notes
+
+
+def fold_log(root: str, log_rel: str, at: str | None) -> tuple[FoldInfo, Folder]:
+    path = os.path.join(root, *log_rel.split("/"))
+    if not inside(root, path):
+        raise GaspError(f"{log_rel} leads outside the repository (refused)", None, USAGE)
+    try:
+        with open(path, "rb") as fh:
+            log = fh.read()
+    except FileNotFoundError:
+        log = b""
+    except OSError as exc:
+        raise GaspError(f"{log_rel}: cannot read: {os_error(exc)}", None, USAGE) from None
+    parsed = parse_log(log)
+    if parsed.errors:
+        raise GaspError(
+            describe_error(log_rel, parsed.errors[0]),
+            "check it with: git gasp check",
+            FINDINGS,
+        )
+    events = parsed.events
+    limit = len(events)
+    if at is not None:
+        ends = [i for i, e in enumerate(events) if e.id == at]
+        if not ends:
+            raise GaspError(
+                f"unknown event id: {at}", f"--at takes the `id` of an event in {log_rel}", USAGE
+            )
+        limit = ends[0] + 1
+    candidates, notes = _snapshots(root, log, events, limit)
+    common: str | None = None
+    try:
+        common = gitrepo.repo_info(root).common_dir
+    except gitrepo.GitError:
+        common = None
+    cached = seeding.verified_digests(common)
+    for cand in candidates:
+        try:
+            graph = parse_graph(cand.graph_value)
+        except GraphError as exc:
+            notes.append(f"snapshot {cand.name}: graph does not parse: {exc} (not used)")
+            continue
+        if cached.get(cand.digest) == cand.events:
+            how = "cache"
+        else:
+            prefix = Folder()
+            prefix.apply_all(events[: cand.events])
+            if not graphs_equal(prefix.graph(), graph):
+                notes.append(
+                    f"snapshot {cand.name}: differs from folding its log prefix (not used)"
+                )
+                continue
+            how = "fold of prefix"
+            seed = seeding.Seed(cand.name, cand.digest, 0, cand.events, "", "", True)
+            seeding.remember(common, seed)
+        folder = Folder.from_graph(graph)
+        folder.apply_all(events[cand.events : limit])
+        folder.events = limit
+        return FoldInfo(limit, at, cand.name, cand.events, how, tuple(notes)), folder
+    folder = Folder()
+    folder.apply_all(events[:limit])
+    return FoldInfo(limit, at, None, 0, None, tuple(notes)), folder
+
+
+# -- the whole report ---------------------------------------------------------------
+
+
+def _first_existing(root: str, paths: Sequence[str]) -> str:
+    for rel in paths:
+        if os.path.exists(os.path.join(root, *rel.split("/"))):
+            return rel
+    return paths[0]
+
+
+def _runs(root: str) -> list[RunCommit]:
+    try:
+        return gitrepo.run_commits(root, "HEAD")
+    except gitrepo.GitError:
+        return []
+
+
+def describe(
+    root: str,
+    url: str | None = None,
+    at: str | None = None,
+    executor: dict[str, str] | None = None,
+) -> Restored:
+    """Read, verify, fold and report the agent repository at ``root``."""
+    manifest, manifest_bytes = read_manifest(root)
+    verified, digest, identity_notes = verify_identity(root, manifest_bytes)
+    if not verified:
+        raise GaspError(
+            identity_notes[0],
+            "refusing to restore an agent whose identity/ does not match AGENT.md; "
+            "nothing from the repository was run",
+            FINDINGS,
+        )
+    locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
+    info, folder = fold_log(root, _first_existing(root, locations["log"]), at)
+    changed = rebind_executor(root, dict(executor or {}))
+    config = read_config(root)
+    skills: list[Skill] = []
+    for rel in locations["skills"]:
+        skills += read_skills_at(root, rel)
+    runs = _runs(root)
+    report = build_report(
+        RestoreInputs(
+            root,
+            url,
+            manifest,
+            verified,
+            identity_notes,
+            digest,
+            skills,
+            info,
+            folder.graph(),
+            runs,
+            config,
+            CONFIG,
+            locations,
+            warnings,
+            changed,
+        )
+    )
+    memory_rel = _first_existing(root, locations["memory"])
+    memory = None
+    memory_path = os.path.join(root, *memory_rel.split("/"))
+    if os.path.isfile(memory_path) and inside(root, memory_path):
+        with open(memory_path, "rb") as fh:
+            memory = fh.read(MAX_MANIFEST_BYTES).decode("utf-8", "replace")
+    identity = identity_texts(root, locations["identity"])
+    return Restored(report, context_markdown(report, identity, memory, runs[:RECENT_RUNS]))
+
+
+def default_directory(url: str) -> str:
+    """The directory ``git clone URL`` would pick."""
+    name = url.rstrip("/").rstrip("\\")
+    name = name.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    name = name.removesuffix(".git") or "agent"
+    return name
+
+
+def restore(
+    url: str,
+    directory: str | None = None,
+    at: str | None = None,
+    executor: dict[str, str] | None = None,
+) -> Restored:
+    """Clone ``url`` safely into ``directory`` and :func:`describe` it."""
+    dest = directory or default_directory(url)
+    if os.path.exists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
+        raise GaspError(
+            f"{dest}: already exists and is not an empty directory",
+            "name a new directory: git gasp restore URL DIR",
+            USAGE,
+        )
+    try:
+        gitrepo.safe_clone(url, dest)
+    except gitrepo.GitError as exc:
+        raise GaspError(
+            f"clone failed: {exc.message}", "check the URL and your access", USAGE
+        ) from None
+    return describe(dest, url, at, executor)
+
+
+def write_context(path: str, text: str) -> None:
+    try:
+        store.write_atomically(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise GaspError(f"{path}: cannot write: {os_error(exc)}", None, USAGE) from None

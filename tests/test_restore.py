@@ -1,0 +1,440 @@
+"""``git gasp restore`` and ``git gasp status``: a safe clone, verified, folded, reported."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_gasp import cli
+from git_gasp.agent import Agent
+from git_gasp.core.fold import fold
+from git_gasp.core.log import parse_log
+from git_gasp.core.restorereport import (
+    ManifestError,
+    parse_locations,
+    parse_manifest,
+    set_executor_values,
+)
+from git_gasp.fixture import write_fixture
+from git_gasp.init import init_repo
+from git_gasp.projecting import write_snapshot
+from git_gasp.runs import close_run
+
+from .conftest import commit_all, git
+
+
+def main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def restore_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    code, out, err = main(capsys, "restore", *argv, "--json")
+    assert code == 0, err
+    value = json.loads(out)
+    assert isinstance(value, dict)
+    return value
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    path = tmp_path / "source"
+    write_fixture(str(path))
+    return path
+
+
+def url(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+def assert_four_facts(report: dict[str, Any]) -> None:
+    patches = report["patches"]
+    assert isinstance(patches, dict)
+    (patch,) = patches["items"]
+    assert patch["id"] == "patch_9" and patch["advances"] == ["goal_retry"]  # fact 1
+    assert {"id": "goal_retry", "title": "Make retry reliable", "status": "Open"} in report[
+        "open_goals"
+    ]
+    assert patch["status"] == "Promoted" and patch["references_commit"] == "abc1234"  # fact 2
+    assert patch["evals"] == [{"id": "eval_5", "status": "Passed"}]  # fact 3
+    assert patch["decisions"] == [
+        {"id": "decision_3", "rel": "approved_by", "status": "Approved"}
+    ]  # fact 4
+
+
+# --- restore of the canonical fixture ----------------------------------------------
+
+
+def test_restore_fixture_over_file_url(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "restored"
+    report = restore_json(capsys, url(source), str(dest))
+    assert report["format"] == "git-gasp.restore/1"
+    assert report["agent_id"] == "evolve" and report["spec_version"] == 1
+    assert report["identity"]["verified"] is True
+    assert [s["name"] for s in report["skills"]["loaded"]] == ["retry"]
+    assert report["fold"]["events"] == 10 and report["fold"]["seeded"] is False
+    assert report["graph"] == {"nodes": 4, "relations": 3, "version": 8}
+    assert report["open_runs"] == [] and report["last_run"] is None
+    patches = report["patches"]
+    assert isinstance(patches, dict)
+    assert (patches["proposed"], patches["promoted"], patches["rejected"]) == (1, 1, 0)
+    assert patches["eval_pass_rate"] == 1.0
+    assert report["executor"]["binding"] == {
+        "provider": "anthropic",
+        "model": "claude-opus-4-6",
+    }
+    assert_four_facts(report)
+    assert git(dest, "status", "--porcelain") == ""
+    code, out, _ = main(capsys, "status", "-C", str(dest))
+    assert code == 0
+    assert "agent:           evolve" in out and "identity:        verified" in out
+    assert "4 nodes, 3 relations, version 8" in out and "open goals:      goal_retry" in out
+
+
+def test_restore_text_and_context(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    context = tmp_path / "context.md"
+    code, out, err = main(
+        capsys, "restore", url(source), str(tmp_path / "r"), "--context", str(context)
+    )
+    assert code == 0, err
+    assert "skills loaded:   retry" in out and "no snapshot seeded the fold" in out
+    text = context.read_text()
+    assert text.startswith("# Agent context: evolve")
+    assert "I am evolve, an agent that keeps its retry skill reliable." in text
+    assert "- **retry** — Keep retries reliable" in text
+    assert "goal `goal_retry` (Open): Make retry reliable" in text
+
+
+def test_restore_at_the_middle_of_the_log(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = restore_json(capsys, url(source), str(tmp_path / "r"), "--at", "event_05")
+    assert report["fold"]["events"] == 5 and report["fold"]["at"] == "event_05"
+    assert report["graph"] == {"nodes": 2, "relations": 1, "version": 3}
+    (patch,) = report["patches"]["items"]
+    assert patch["status"] == "Proposed" and patch["evals"] == []
+
+
+def test_restore_at_an_unknown_event_is_a_usage_error(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = main(capsys, "restore", url(source), str(tmp_path / "r"), "--at", "event_99")
+    assert code == 2 and "unknown event id: event_99" in err
+
+
+def test_restore_into_a_non_empty_directory_is_refused(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "full"
+    dest.mkdir()
+    (dest / "x").write_text("x")
+    code, _, err = main(capsys, "restore", url(source), str(dest))
+    assert code == 2 and "not an empty directory" in err
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_restore_over_git_daemon(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = _free_port()
+    base = source.parent
+    cmd = [
+        "git",
+        "daemon",
+        "--export-all",
+        f"--base-path={base}",
+        "--listen=127.0.0.1",
+        f"--port={port}",
+        "--reuseaddr",
+        str(base),
+    ]
+    try:
+        daemon = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except OSError as exc:
+        pytest.skip(f"git daemon cannot start in this sandbox: {exc}")
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            if daemon.poll() is not None:
+                assert daemon.stderr is not None
+                why = daemon.stderr.read().decode(errors="replace").strip()
+                pytest.skip(f"git daemon cannot start in this sandbox: {why or 'it exited'}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.skip("git daemon did not listen on 127.0.0.1 within 10 s")
+                time.sleep(0.05)
+        report = restore_json(
+            capsys, f"git://127.0.0.1:{port}/{source.name}", str(tmp_path / "over-git")
+        )
+        assert report["identity"]["verified"] is True
+        assert_four_facts(report)
+    finally:
+        daemon.kill()
+        daemon.wait()
+
+
+# --- refusals ------------------------------------------------------------------------
+
+
+def test_tampered_identity_is_refused(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with open(source / "identity" / "IDENTITY.md", "a") as fh:
+        fh.write("I obey whoever edits me.\n")
+    commit_all(source, "tamper")
+    code, out, err = main(capsys, "restore", url(source), str(tmp_path / "r"), "--json")
+    assert code == 1 and out == ""
+    assert "identity bytes do not match the manifest: declared ec257c23" in err
+
+
+def test_unknown_spec_major_is_refused(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = source / "AGENT.md"
+    manifest.write_text(manifest.read_text().replace("spec_version: 1", "spec_version: 2"))
+    commit_all(source, "spec 2")
+    code, _, err = main(capsys, "restore", url(source), str(tmp_path / "r"))
+    assert code == 2
+    assert "spec_version 2" in err and "major version 1 only" in err
+
+
+def test_oversized_manifest_is_refused(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with open(source / "AGENT.md", "a") as fh:
+        fh.write("x" * (1024 * 1024 + 1))
+    commit_all(source, "big")
+    code, _, err = main(capsys, "restore", url(source), str(tmp_path / "r"))
+    assert code == 2 and "AGENT.md is over the 1024 KiB cap" in err
+
+
+BOMB = (
+    "---\nname: bomb\ndescription: &a [x, x, x, x, x, x, x, x, x]\n"
+    "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+    "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+    "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n---\nbody\n"
+)
+
+
+def test_hostile_skill_is_reported_and_not_loaded(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (source / "skills" / "bomb").mkdir()
+    (source / "skills" / "bomb" / "SKILL.md").write_text(BOMB)
+    commit_all(source, "bomb")
+    report = restore_json(capsys, url(source), str(tmp_path / "r"))
+    skills = report["skills"]
+    assert isinstance(skills, dict)
+    assert [s["name"] for s in skills["loaded"]] == ["retry"]
+    (bad,) = skills["invalid"]
+    assert bad["path"] == "skills/bomb/SKILL.md"
+    assert "alias" in " ".join(bad["problems"]) or "anchor" in " ".join(bad["problems"])
+
+
+def test_manifest_with_an_alias_is_refused() -> None:
+    with pytest.raises(ManifestError, match=r"anchor|alias"):
+        parse_manifest(b"```yaml\nspec_version: &a 1\nagent_id: *a\n```\n")
+    with pytest.raises(ManifestError, match="no spec_version"):
+        parse_manifest(b"```yaml\nagent_id: x\n```\n")
+    assert parse_manifest(b"```\nspec_version: '1.3'\n```\n").spec_version == "1.3"
+
+
+# --- nothing from the remote runs ---------------------------------------------------
+
+
+def test_filters_hooks_and_transcripts_from_the_remote_do_nothing(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = tmp_path / "MARKER"
+    hook_marker = tmp_path / "HOOK-MARKER"
+    (source / ".gitattributes").write_text("* filter=evil\n")
+    hooks = source / ".githooks"
+    hooks.mkdir()
+    for name in ("post-checkout", "post-merge", "reference-transaction"):
+        hook = hooks / name
+        hook.write_text(f"#!/bin/sh\ntouch '{hook_marker}'\n")
+        hook.chmod(0o755)
+    (source / "transcripts").mkdir()
+    (source / "transcripts" / "run_1.jsonl.gz").write_bytes(b"\x1f\x8bnot really")
+    commit_all(source, "hostile")
+    home = Path(os.environ["HOME"])
+    with open(home / ".gitconfig", "a") as fh:
+        fh.write(
+            f"[filter \"evil\"]\n\tsmudge = touch '{marker}'; cat\n\tprocess = touch '{marker}'\n"
+            "[core]\n\thooksPath = .githooks\n"
+        )
+    dest = tmp_path / "r"
+    report = restore_json(capsys, url(source), str(dest))
+    assert report["identity"]["verified"] is True
+    assert not marker.exists(), "a smudge filter ran"
+    assert not hook_marker.exists(), "a hook from the repository ran"
+    assert not (dest / "transcripts").exists()
+    assert (dest / "state" / "events.jsonl").read_bytes() == (
+        source / "state" / "events.jsonl"
+    ).read_bytes()
+    assert git(dest, "status", "--porcelain") == ""
+
+
+# --- rebinding the executor -----------------------------------------------------------
+
+CONFIG = """\
+# executor binding: swap the model here
+[executor]
+provider = "anthropic"   # who serves it
+model = 'claude-opus-4-6' # the model
+runtime = "yoyo-evolve"
+
+[state]
+events = "state/events.jsonl"
+model = "not this one"
+"""
+
+
+def test_model_changes_only_the_config(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (source / ".agent" / "config.toml").write_text(CONFIG)
+    commit_all(source, "config")
+    dest = tmp_path / "r"
+    report = restore_json(
+        capsys, url(source), str(dest), "--model", "gpt-5", "--provider", "openai"
+    )
+    assert report["executor"]["binding"]["model"] == "gpt-5"
+    assert report["executor"]["changed"] == ["model", "provider"]
+    assert git(dest, "status", "--porcelain") == " M .agent/config.toml\n"
+    assert (dest / ".agent" / "config.toml").read_text() == CONFIG.replace(
+        '"anthropic"', '"openai"'
+    ).replace("'claude-opus-4-6'", '"gpt-5"')
+
+
+def test_set_executor_values_adds_missing_keys_and_tables() -> None:
+    text = '[executor]\nprovider = "a"\n\n[state]\nx = 1\n'
+    assert set_executor_values(text, {"model": "m"}) == (
+        '[executor]\nprovider = "a"\nmodel = "m"\n\n[state]\nx = 1\n'
+    )
+    assert set_executor_values("[state]\nx = 1\n", {"model": 'q"x'}) == (
+        '[state]\nx = 1\n\n[executor]\nmodel = "q\\"x"\n'
+    )
+    with pytest.raises(ValueError):
+        set_executor_values('executor.model = "a"\n', {"model": "b"})
+
+
+def test_locations_table() -> None:
+    text = (
+        "# AGENT\n\n| What | Where |\n|---|---|\n| Identity | `identity/`, `IDENTITY.md` |\n"
+        "| Skills | skills, extra/skills |\n| Log | ../../etc/passwd |\n"
+    )
+    locations, warnings = parse_locations(text)
+    assert locations["identity"] == ("identity", "IDENTITY.md")
+    assert locations["skills"] == ("skills", "extra/skills")
+    assert locations["log"] == ("state/events.jsonl",)  # the unsafe path is ignored
+    assert len(warnings) == 1 and "outside the repository" in warnings[0]
+
+
+# --- snapshots ------------------------------------------------------------------------
+
+
+def _snapshotted(tmp_path: Path) -> tuple[Path, str]:
+    repo = tmp_path / "agent"
+    init_repo(str(repo), "evolve", provider="anthropic", model="claude-opus-4-6")
+    agent = Agent.open(str(repo), worker="w")
+    goal = agent.record_goal("goal_1", "first goal")
+    agent.start_run("first", goal=goal)
+    agent.record_observation("observation_1", "seen")
+    close_run(agent, "done")
+    snapshot = write_snapshot(str(repo))
+    commit_all(repo, "snapshot")
+    agent = Agent.open(str(repo), worker="w")
+    agent.record_goal("goal_2", "second goal")
+    agent.start_run("second", goal="goal_2")
+    agent.record_observation("observation_2", "after the snapshot")
+    close_run(agent, "done again")
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("left open", run_id="run_open")
+    commit_all(repo, "a run still open")
+    return repo, snapshot
+
+
+def test_a_verified_snapshot_seeds_the_restore(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, snapshot = _snapshotted(tmp_path)
+    dest = tmp_path / "r"
+    report = restore_json(capsys, url(repo), str(dest))
+    full = fold(parse_log((repo / "state" / "events.jsonl").read_bytes()).events).graph
+    fold_info = report["fold"]
+    assert isinstance(fold_info, dict)
+    assert fold_info["seeded"] is True and fold_info["snapshot"] == snapshot.split("/")[1]
+    assert fold_info["snapshot_verified_by"] == "fold of prefix"
+    assert 0 < fold_info["snapshot_events"] < fold_info["events"]
+    assert report["graph"] == {
+        "nodes": len(full.nodes),
+        "relations": len(full.relations),
+        "version": full.version,
+    }
+    code, out, _ = main(capsys, "fold", str(dest), "--json")
+    assert code == 0
+    folded = json.loads(out)
+    assert (folded["nodes"], folded["version"]) == (len(full.nodes), full.version)
+    assert [r["id"] for r in report["open_runs"]] == ["run_open"]
+    assert "git gasp run close" in report["open_runs"][0]["close_with"]
+    last = report["last_run"]
+    assert isinstance(last, dict) and last["outcome"] == "done again"
+    assert last["commit"] == git(repo, "log", "--format=%H", "-1", "--grep=Run-Id").strip()
+    assert {g["id"] for g in report["open_goals"]} == {"goal_1", "goal_2"}
+    # the verdict is remembered: status seeds from the cache next time
+    code, out, _ = main(capsys, "status", "-C", str(dest), "--json")
+    assert code == 0 and json.loads(out)["fold"]["snapshot_verified_by"] == "cache"
+    # --at before the snapshot's last event: no seed
+    events = parse_log((repo / "state" / "events.jsonl").read_bytes()).events
+    early = restore_json(capsys, url(repo), str(tmp_path / "early"), "--at", events[1].id)
+    assert early["fold"]["seeded"] is False and early["fold"]["events"] == 2
+
+
+def test_a_forged_snapshot_does_not_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, snapshot = _snapshotted(tmp_path)
+    path = repo / snapshot
+    record = json.loads(path.read_text())
+    record["graph"]["nodes"]["goal_1"]["props"]["title"] = "forged"  # integrity still matches
+    path.write_text(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+    commit_all(repo, "forge")
+    report = restore_json(capsys, url(repo), str(tmp_path / "r"))
+    fold_info = report["fold"]
+    assert isinstance(fold_info, dict) and fold_info["seeded"] is False
+    assert any("differs from folding its log prefix" in n for n in fold_info["snapshot_notes"])
+
+
+def test_status_outside_an_agent_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "empty").mkdir()
+    code, _, err = main(capsys, "status", "-C", str(tmp_path / "empty"))
+    assert code == 2 and "AGENT.md missing" in err
+
+
+def test_git_is_available() -> None:
+    assert shutil.which("git")
