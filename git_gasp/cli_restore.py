@@ -38,6 +38,11 @@ def _emit(report: dict[str, object], as_json: bool, context: str | None, text: s
 @click.option("--at", "at", metavar="EVENT_ID", help="Fold the log only through this event.")
 @click.option("--model", metavar="M", help="Rebind the executor: set [executor] model.")
 @click.option("--provider", metavar="P", help="Rebind the executor: set [executor] provider.")
+@click.option(
+    "--verify-snapshot",
+    is_flag=True,
+    help="Also compare a seeding snapshot's graph with a fold of its log prefix.",
+)
 @_CONTEXT
 @_JSON
 def restore(
@@ -46,6 +51,7 @@ def restore(
     at: str | None,
     model: str | None,
     provider: str | None,
+    verify_snapshot: bool,
     context: str | None,
     as_json: bool,
 ) -> int:
@@ -54,7 +60,7 @@ def restore(
     from git_gasp.restoring import restore as do_restore
 
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
-    restored = do_restore(url, directory, at, executor)
+    restored = do_restore(url, directory, at, executor, verify_snapshot)
     _emit(restored.report, as_json, context, restored.context)
     return OK
 

@@ -265,7 +265,17 @@ def _snapshots(
     return found, notes
 
 
-def fold_log(root: str, log_rel: str, at: str | None) -> tuple[FoldInfo, Folder]:
+def fold_log(
+    root: str, log_rel: str, at: str | None, verify_snapshot: bool = False
+) -> tuple[FoldInfo, Folder]:
+    """Fold the log through ``at``, seeded by the newest snapshot at or before it
+    whose integrity record verifies (REFERENCE §3.3, the restore contract).
+
+    The snapshot's graph is trusted once its integrity record matches the log's
+    bytes, as the contract says; ``git gasp check`` (check 2) verifies graphs.
+    With ``verify_snapshot`` the graph is also compared with a fold of its
+    prefix (or a verdict this clone remembers), for sources you do not trust.
+    """
     path = os.path.join(root, *log_rel.split("/"))
     if not inside(root, path):
         raise GaspError(f"{log_rel} leads outside the repository (refused)", None, USAGE)
@@ -307,6 +317,8 @@ def fold_log(root: str, log_rel: str, at: str | None) -> tuple[FoldInfo, Folder]
             continue
         if cached.get(cand.digest) == cand.events:
             how = "cache"
+        elif not verify_snapshot:
+            how = "integrity record"
         else:
             prefix = Folder()
             prefix.apply_all(events[: cand.events])
@@ -349,6 +361,7 @@ def describe(
     url: str | None = None,
     at: str | None = None,
     executor: dict[str, str] | None = None,
+    verify_snapshot: bool = False,
 ) -> Restored:
     """Read, verify, fold and report the agent repository at ``root``."""
     manifest, manifest_bytes = read_manifest(root)
@@ -361,7 +374,7 @@ def describe(
             FINDINGS,
         )
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
-    info, folder = fold_log(root, _first_existing(root, locations["log"]), at)
+    info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot)
     changed = rebind_executor(root, dict(executor or {}))
     config = read_config(root)
     skills: list[Skill] = []
@@ -410,6 +423,7 @@ def restore(
     directory: str | None = None,
     at: str | None = None,
     executor: dict[str, str] | None = None,
+    verify_snapshot: bool = False,
 ) -> Restored:
     """Clone ``url`` safely into ``directory`` and :func:`describe` it."""
     dest = directory or default_directory(url)
@@ -425,7 +439,7 @@ def restore(
         raise GaspError(
             f"clone failed: {exc.message}", "check the URL and your access", USAGE
         ) from None
-    return describe(dest, url, at, executor)
+    return describe(dest, url, at, executor, verify_snapshot)
 
 
 def write_context(path: str, text: str) -> None:

@@ -387,7 +387,7 @@ def test_a_verified_snapshot_seeds_the_restore(
     fold_info = report["fold"]
     assert isinstance(fold_info, dict)
     assert fold_info["seeded"] is True and fold_info["snapshot"] == snapshot.split("/")[1]
-    assert fold_info["snapshot_verified_by"] == "fold of prefix"
+    assert fold_info["snapshot_verified_by"] == "integrity record"
     assert 0 < fold_info["snapshot_events"] < fold_info["events"]
     assert report["graph"] == {
         "nodes": len(full.nodes),
@@ -404,8 +404,10 @@ def test_a_verified_snapshot_seeds_the_restore(
     assert isinstance(last, dict) and last["outcome"] == "done again"
     assert last["commit"] == git(repo, "log", "--format=%H", "-1", "--grep=Run-Id").strip()
     assert {g["id"] for g in report["open_goals"]} == {"goal_1", "goal_2"}
-    # the verdict is remembered: status seeds from the cache next time
-    code, out, _ = main(capsys, "status", "-C", str(dest), "--json")
+    # --verify-snapshot folds the prefix once; the verdict is remembered for status
+    checked = restore_json(capsys, url(repo), str(tmp_path / "v"), "--verify-snapshot")
+    assert checked["fold"]["snapshot_verified_by"] == "fold of prefix"
+    code, out, _ = main(capsys, "status", "-C", str(tmp_path / "v"), "--json")
     assert code == 0 and json.loads(out)["fold"]["snapshot_verified_by"] == "cache"
     # --at before the snapshot's last event: no seed
     events = parse_log((repo / "state" / "events.jsonl").read_bytes()).events
@@ -413,7 +415,7 @@ def test_a_verified_snapshot_seeds_the_restore(
     assert early["fold"]["seeded"] is False and early["fold"]["events"] == 2
 
 
-def test_a_forged_snapshot_does_not_seed(
+def test_a_forged_snapshot_does_not_seed_a_verified_restore(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo, snapshot = _snapshotted(tmp_path)
@@ -422,7 +424,7 @@ def test_a_forged_snapshot_does_not_seed(
     record["graph"]["nodes"]["goal_1"]["props"]["title"] = "forged"  # integrity still matches
     path.write_text(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
     commit_all(repo, "forge")
-    report = restore_json(capsys, url(repo), str(tmp_path / "r"))
+    report = restore_json(capsys, url(repo), str(tmp_path / "r"), "--verify-snapshot")
     fold_info = report["fold"]
     assert isinstance(fold_info, dict) and fold_info["seeded"] is False
     assert any("differs from folding its log prefix" in n for n in fold_info["snapshot_notes"])
