@@ -25,8 +25,8 @@ from typing import Any, NamedTuple
 from git_gasp import gitrepo, seeding, store
 from git_gasp.core.event import Event
 from git_gasp.core.fold import Folder
-from git_gasp.core.graph import GraphError, graphs_equal, parse_graph
-from git_gasp.core.jsonvalue import JsonError, loads
+from git_gasp.core.graph import GraphError, graphs_equal, parse_graph, trusted_graph
+from git_gasp.core.jsonvalue import JsonError, fast_loads, loads
 from git_gasp.core.log import (
     describe_error,
     events_in_prefix,
@@ -265,6 +265,34 @@ def _snapshots(
     return found, notes
 
 
+def _fold_from_snapshot(root: str, log: bytes, log_rel: str) -> tuple[FoldInfo, Folder] | None:
+    """The common restore: the newest snapshot whose integrity record matches
+    seeds the fold, and only the log after it is parsed and folded."""
+    common: str | None = None
+    try:
+        common = gitrepo.repo_info(root).common_dir
+    except gitrepo.GitError:
+        common = None
+    seed = seeding.choose(root, log, seeding.verified_digests(common))
+    if seed is None:
+        return None
+    try:
+        with open(seed.path, "rb") as fh:
+            value = fast_loads(fh.read())
+        graph = trusted_graph(value.get("graph") if isinstance(value, dict) else None)
+    except (OSError, GraphError, JsonError, ValueError):
+        return None  # the careful path below reports why
+    tail = parse_log(log[seed.offset :])
+    if tail.errors:
+        return None
+    folder = Folder.from_graph(graph)
+    folder.apply_all(tail.events)
+    total = seed.events + len(tail.events)
+    folder.events = total
+    how = "cache" if seed.verified else "integrity record"
+    return FoldInfo(total, None, seed.name, seed.events, how, ()), folder
+
+
 def fold_log(
     root: str, log_rel: str, at: str | None, verify_snapshot: bool = False
 ) -> tuple[FoldInfo, Folder]:
@@ -286,6 +314,10 @@ def fold_log(
         log = b""
     except OSError as exc:
         raise GaspError(f"{log_rel}: cannot read: {os_error(exc)}", None, USAGE) from None
+    if at is None and not verify_snapshot:
+        quick = _fold_from_snapshot(root, log, log_rel)
+        if quick is not None:
+            return quick
     parsed = parse_log(log)
     if parsed.errors:
         raise GaspError(

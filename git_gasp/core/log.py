@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
@@ -196,9 +197,16 @@ def physical_prefix(data: bytes, count: int) -> bytes:
     return data[:end]
 
 
+_BLANKISH = re.compile(rb"(?:^|\n)[ \t\r\x0b\x0c]*(?:\n|$)|[\x80-\xff]")
+
+
 def events_in_prefix(data: bytes, count: int) -> int:
     """How many non-blank lines the first ``count`` physical lines hold."""
-    return len(log_lines(physical_prefix(data, count).decode("utf-8", "replace")))
+    prefix = physical_prefix(data, count)
+    body = prefix[:-1] if prefix.endswith(b"\n") else prefix
+    if body and not _BLANKISH.search(body):  # no blank line, only ASCII: each line is an event
+        return physical_line_count(prefix)
+    return len(log_lines(prefix.decode("utf-8", "replace")))
 
 
 class LogReadError(ValueError):
