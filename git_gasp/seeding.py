@@ -18,7 +18,7 @@ from typing import NamedTuple
 from git_gasp import store
 from git_gasp.core.graph import Graph, GraphError, parse_graph, trusted_graph
 from git_gasp.core.jsonvalue import JsonError, fast_loads, loads
-from git_gasp.core.log import events_in_prefix, physical_line_count, physical_prefix
+from git_gasp.core.log import events_in, physical_line_count, physical_prefix
 
 CACHE_NAME = "seeds-v1.json"
 
@@ -118,7 +118,7 @@ def choose(root: str, log: bytes, verified: dict[str, int]) -> Seed | None:
             continue
         events = verified.get(digest)
         if events is None:
-            events = events_in_prefix(log, count)
+            events = events_in(prefix)
         return Seed(name, digest, len(prefix), events, event_id, path, digest in verified)
     return None
 

@@ -197,16 +197,25 @@ def physical_prefix(data: bytes, count: int) -> bytes:
     return data[:end]
 
 
-_BLANKISH = re.compile(rb"(?:^|\n)[ \t\r\x0b\x0c]*(?:\n|$)|[\x80-\xff]")
+# A blank line between two newlines: only whitespace in Rust's sense (ASCII
+# whitespace, or the UTF-8 encodings of the Unicode White_Space characters).
+_BLANK_LINE = re.compile(
+    rb"\n(?:[ \t\r\x0b\x0c]|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]"
+    rb"|\xe2\x81\x9f|\xe3\x80\x80)*(?=\n)"
+)
 
 
 def events_in_prefix(data: bytes, count: int) -> int:
     """How many non-blank lines the first ``count`` physical lines hold."""
-    prefix = physical_prefix(data, count)
-    body = prefix[:-1] if prefix.endswith(b"\n") else prefix
-    if body and not _BLANKISH.search(body):  # no blank line, only ASCII: each line is an event
-        return physical_line_count(prefix)
-    return len(log_lines(prefix.decode("utf-8", "replace")))
+    return events_in(physical_prefix(data, count))
+
+
+def events_in(prefix: bytes) -> int:
+    """How many non-blank lines ``prefix`` (whole physical lines) holds."""
+    if not prefix:
+        return 0
+    framed = b"\n" + (prefix if prefix.endswith(b"\n") else prefix + b"\n")
+    return physical_line_count(prefix) - len(_BLANK_LINE.findall(framed))
 
 
 class LogReadError(ValueError):
