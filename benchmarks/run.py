@@ -78,6 +78,8 @@ TARGETS = {
     "d": 1.5 * 1024,  # MiB (1.5 GiB)
     "f": 0.5,  # seconds, the close on the large history
     "f_ratio": 1.5,  # large-history close / small-history close
+    "g": 1.5,  # seconds, restore from a local bare remote
+    "g_ratio": 0.2,  # seeded fold part / full fold part (snapshot at 90 %)
 }
 WORKER = "bench-worker"  # the worker id rows e and f write as
 BREAKDOWN_PARTS = {
@@ -943,6 +945,107 @@ def close_history(repo: Path, work: Path, rounds: int, profile: bool = False) ->
     }
 
 
+def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict[str, Any]]:
+    """Row g: `git gasp restore` from a local bare remote of the 600-commit history,
+    with a snapshot at 90 % of the log; g': the fold part, seeded vs full."""
+    from git_gasp.core.log import parse_log
+    from git_gasp.projecting import write_snapshot
+    from git_gasp.restoring import fold_log
+
+    source = work / f"restore-src-{os.getpid()}"
+    bare = work / f"restore-bare-{os.getpid()}.git"
+    try:
+        subprocess.run(["git", "clone", "-q", str(repo), str(source)], check=True, env=git_env())
+        shutil.rmtree(source / "snapshots", ignore_errors=True)
+        events = parse_log((source / "state" / "events.jsonl").read_bytes()).events
+        snapshot = write_snapshot(str(source), events[len(events) * 9 // 10 - 1].id)
+        subprocess.run(["git", "-C", str(source), "add", "-A"], check=True, env=git_env())
+        subprocess.run(
+            [
+                "git",
+                "-C",
+                str(source),
+                "-c",
+                "user.name=bench",
+                "-c",
+                "user.email=b@b",
+                "commit",
+                "-q",
+                "-m",
+                "snapshot at 90%",
+            ],
+            check=True,
+            env=git_env(),
+        )
+        subprocess.run(
+            ["git", "clone", "-q", "--bare", str(source), str(bare)], check=True, env=git_env()
+        )
+        times = []
+        for i in range(repeats + 1):
+            dest = work / f"restored-{os.getpid()}-{i}"
+            t0 = time.perf_counter()
+            proc = subprocess.run(
+                ["git", "gasp", "restore", str(bare), str(dest), "--json"],
+                capture_output=True,
+                env=git_env(),
+            )
+            took = time.perf_counter() - t0
+            if proc.returncode != 0:
+                raise RuntimeError(f"restore failed:\n{proc.stderr.decode(errors='replace')}")
+            report = json.loads(proc.stdout)
+            if i:
+                times.append(took)
+            shutil.rmtree(dest, ignore_errors=True)
+
+        def median(fn: Any, n: int = 9) -> float:
+            ts = []
+            for _ in range(n):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+            return statistics.median(ts)
+
+        log_rel = "state/events.jsonl"
+        seeded = median(lambda: fold_log(str(source), log_rel, None))
+        aside = work / f"snapshots-aside-{os.getpid()}"
+        shutil.move(str(source / "snapshots"), str(aside))
+        full = median(lambda: fold_log(str(source), log_rel, None))
+        shutil.move(str(aside), str(source / "snapshots"))
+    finally:
+        shutil.rmtree(source, ignore_errors=True)
+        shutil.rmtree(bare, ignore_errors=True)
+    s = summarize(times)
+    ratio = seeded / full
+    rows = [
+        Row(
+            "g",
+            f"git gasp restore, 600 commits / {len(events):,} events, local bare remote",
+            f"<= {fmt_s(TARGETS['g'])}",
+            fmt_s(s["median"]),
+            "-",
+            "-",
+            verdict(s["median"] <= TARGETS["g"]),
+        ),
+        Row(
+            "g'",
+            "  its fold part, seeded by a snapshot at 90 % vs a full fold",
+            f"<= {TARGETS['g_ratio']:.2f}x",
+            fmt_s(seeded),
+            fmt_s(full),
+            f"{ratio:.2f}x",
+            verdict(ratio <= TARGETS["g_ratio"]),
+        ),
+    ]
+    seed = report.get("fold", {})
+    return rows, {
+        "restore": s,
+        "seeded_fold": seeded,
+        "full_fold": full,
+        "snapshot": snapshot,
+        "seeded_from": seed.get("snapshot") if isinstance(seed, dict) else None,
+    }
+
+
 def bench_close(
     small: Path, large: Path, work: Path, rounds: int
 ) -> tuple[list[Row], dict[str, Any]]:
@@ -1003,7 +1106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--json", action="store_true", help="print a JSON document instead")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", default="abcdef", help="run only these rows (letters), e.g. 'ab'")
+    ap.add_argument("--only", default="abcdefg", help="run only these rows (letters), e.g. 'ab'")
     args = ap.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     tmp: str | None = None
@@ -1064,6 +1167,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.extend(r)
         details["f"] = d
 
+    def step_g() -> None:
+        r, d = bench_restore(repo(), work, repeats=5)
+        rows.extend(r)
+        details["g"] = d
+
     for key, fn in (
         ("a", step_a),
         ("b", step_b),
@@ -1071,6 +1179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("d", step_d),
         ("e", step_e),
         ("f", step_f),
+        ("g", step_g),
     ):
         if key in args.only:
             steps.append((key, fn))

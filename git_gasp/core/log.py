@@ -7,6 +7,7 @@ lines, the store's errors count *physical* lines. :class:`LogLine` carries both.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import re
 from collections.abc import Iterable, Iterator
@@ -186,15 +187,25 @@ def physical_line_count(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
+_LINES_AT_ONCE = 65535  # a regex repetition bound, well below re's limit
+
+
 def physical_prefix(data: bytes, count: int) -> bytes:
     """The first ``count`` physical lines of ``data``, terminators included."""
     end = 0
-    for _ in range(count):
-        nl = data.find(b"\n", end)
-        if nl < 0:
+    while count > 0:
+        step = min(count, _LINES_AT_ONCE)
+        match = _n_lines(step).match(data, end)
+        if match is None:  # fewer lines left than asked for: all of them
             return data
-        end = nl + 1
+        end = match.end()
+        count -= step
     return data[:end]
+
+
+@functools.lru_cache(maxsize=64)
+def _n_lines(count: int) -> re.Pattern[bytes]:
+    return re.compile(rb"(?:[^\n]*\n){%d}" % count)
 
 
 # A blank line between two newlines: only whitespace in Rust's sense (ASCII
