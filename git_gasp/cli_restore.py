@@ -5,11 +5,10 @@ from __future__ import annotations
 import click
 
 from git_gasp import output
+from git_gasp.cli_agent import JSON as _JSON
+from git_gasp.cli_agent import REPO
 from git_gasp.errors import OK
 
-_JSON = click.option(
-    "--json", "as_json", is_flag=True, help="Print a JSON document instead of text."
-)
 _CONTEXT = click.option(
     "--context",
     "context",
@@ -66,14 +65,7 @@ def restore(
 
 
 @click.command()
-@click.option(
-    "-C",
-    "--repo",
-    "repo",
-    metavar="PATH",
-    default=None,
-    help="The agent repository (default: the current one).",
-)
+@REPO
 @_CONTEXT
 @_JSON
 def status(repo: str | None, context: str | None, as_json: bool) -> int:

@@ -49,9 +49,9 @@ from git_gasp.core.restorereport import (
     set_executor_values,
 )
 from git_gasp.core.runlog import RunCommit
-from git_gasp.core.skill import MAX_SKILL_BYTES, SKILL_FILE, Skill, check_skill, missing_skill
+from git_gasp.core.skill import Skill
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.skills import inside
+from git_gasp.skills import inside, read_skills
 from git_gasp.worktree import os_error
 
 MANIFEST = "AGENT.md"
@@ -175,35 +175,6 @@ def identity_texts(root: str, locations: Sequence[str]) -> list[tuple[str, str]]
 
 
 # -- skills -----------------------------------------------------------------------
-
-
-def read_skills_at(root: str, rel: str) -> list[Skill]:
-    """Every directory under ``rel`` read as a skill (as :func:`git_gasp.skills.read_skills`)."""
-    base = os.path.join(root, *rel.split("/"))
-    if not inside(root, base) or not os.path.isdir(base):
-        return []
-    out = []
-    for name in sorted(os.listdir(base)):
-        directory = os.path.join(base, name)
-        if not os.path.isdir(directory):
-            continue
-        shown = f"{rel}/{name}"
-        path = os.path.join(directory, SKILL_FILE)
-        if not inside(root, path):
-            out.append(missing_skill(shown, "symlink leads outside the repository (refused)"))
-            continue
-        if not os.path.isfile(path):
-            out.append(missing_skill(shown))
-            continue
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_SKILL_BYTES + 1)
-        except OSError as exc:
-            out.append(missing_skill(shown, f"unreadable: {os_error(exc)}"))
-            continue
-        skill = check_skill(name, data)
-        out.append(skill._replace(path=f"{shown}/{SKILL_FILE}"))
-    return out
 
 
 # -- the fold, seeded by a verified snapshot ---------------------------------------
@@ -411,7 +382,7 @@ def describe(
     config = read_config(root)
     skills: list[Skill] = []
     for rel in locations["skills"]:
-        skills += read_skills_at(root, rel)
+        skills += read_skills(root, rel)
     runs = _runs(root)
     report = build_report(
         RestoreInputs(

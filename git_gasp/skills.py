@@ -28,32 +28,37 @@ def inside(root: str, path: str) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def read_skills(root: str) -> list[Skill]:
-    """Every directory under ``skills/``, sorted, read as a skill."""
-    base = os.path.join(root, SKILLS_DIR)
-    if not os.path.isdir(base):
+def read_skills(root: str, rel: str = SKILLS_DIR) -> list[Skill]:
+    """Every directory under ``rel`` (``skills/`` unless a manifest names
+    another), sorted, read as a skill; symlinks leaving ``root`` are refused."""
+    base = os.path.join(root, *rel.split("/"))
+    if not inside(root, base) or not os.path.isdir(base):
         return []
     try:
         names = sorted(os.listdir(base))
     except OSError as exc:
-        return [missing_skill(".", f"cannot list {SKILLS_DIR}/: {os_error(exc)}")]
+        return [missing_skill(".", f"cannot list {rel}/: {os_error(exc)}")]
     out = []
     for name in names:
         directory = os.path.join(base, name)
         if not os.path.isdir(directory):
             continue  # a README or other file next to the skills
+        shown = name if rel == SKILLS_DIR else f"{rel}/{name}"
         path = os.path.join(directory, SKILL_FILE)
         if not inside(root, path):
-            out.append(missing_skill(name, "symlink leads outside the repository (refused)"))
+            out.append(missing_skill(shown, "symlink leads outside the repository (refused)"))
             continue
         if not os.path.isfile(path):
-            out.append(missing_skill(name))
+            out.append(missing_skill(shown))
             continue
         try:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_SKILL_BYTES + 1)
         except OSError as exc:
-            out.append(missing_skill(name, f"unreadable: {os_error(exc)}"))
+            out.append(missing_skill(shown, f"unreadable: {os_error(exc)}"))
             continue
-        out.append(check_skill(name, data))
+        skill = check_skill(name, data)
+        out.append(
+            skill if rel == SKILLS_DIR else skill._replace(path=f"{rel}/{name}/{SKILL_FILE}")
+        )
     return out

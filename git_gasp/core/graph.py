@@ -43,20 +43,22 @@ class GraphError(ValueError):
     """A graph JSON value that does not parse as the reference ``Graph``."""
 
 
+def node_to_value(node: Node) -> dict[str, Any]:
+    """One node in the reference (serde) layout."""
+    return {
+        "id": node.id,
+        "kind": node.kind,
+        "props": node.props,
+        "stale": node.stale,
+        "tombstoned": node.tombstoned,
+        "artifacts": [artifact_to_value(a) for a in node.artifacts],
+    }
+
+
 def graph_to_value(graph: Graph) -> dict[str, Any]:
     """The reference (serde) layout: a nodes map, ordered relations, version."""
     return {
-        "nodes": {
-            node_id: {
-                "id": node.id,
-                "kind": node.kind,
-                "props": node.props,
-                "stale": node.stale,
-                "tombstoned": node.tombstoned,
-                "artifacts": [artifact_to_value(a) for a in node.artifacts],
-            }
-            for node_id, node in graph.nodes.items()
-        },
+        "nodes": {node_id: node_to_value(node) for node_id, node in graph.nodes.items()},
         "relations": [
             {"from": r.from_, "rel": r.rel, "to": r.to, "props": r.props} for r in graph.relations
         ],

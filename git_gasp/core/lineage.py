@@ -16,8 +16,7 @@ import json
 from collections import deque
 from typing import Any, NamedTuple
 
-from git_gasp.core.graph import Graph, Node, Relation
-from git_gasp.core.ops import artifact_to_value
+from git_gasp.core.graph import Graph, Node, Relation, node_to_value
 
 LINEAGE_FORMAT = "git-gasp.lineage/1"
 SHOW_FORMAT = "git-gasp.show/1"
@@ -80,17 +79,6 @@ def lineage(graph: Graph, root: str, depth: int | None = None) -> Lineage:
 
 
 # --- one node ----------------------------------------------------------------
-
-
-def node_to_value(node: Node) -> dict[str, Any]:
-    return {
-        "id": node.id,
-        "kind": node.kind,
-        "props": node.props,
-        "stale": node.stale,
-        "tombstoned": node.tombstoned,
-        "artifacts": [artifact_to_value(a) for a in node.artifacts],
-    }
 
 
 def relation_to_value(rel: Relation) -> dict[str, Any]:
