@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
-
 import click
 
 from git_gasp import output
 from git_gasp.cli_agent import JSON, REPO, _emit, _root
 from git_gasp.core.graph import Graph
+from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
 
 
@@ -21,11 +20,8 @@ def _graph(repo: str | None) -> Graph:
 def _known(graph: Graph, node_id: str) -> None:
     if node_id in graph.nodes:
         return
-    close = difflib.get_close_matches(node_id, list(graph.nodes), n=3)
-    hint = (
-        "did you mean " + " or ".join(close) + "?"
-        if close
-        else "list the node ids with: git gasp fold --graph-out - | jq '.nodes | keys'"
+    hint = did_you_mean(node_id, graph.nodes) or (
+        "list the node ids with: git gasp fold --graph-out - | jq '.nodes | keys'"
     )
     raise GaspError(f"unknown node: {node_id}", hint, USAGE)
 

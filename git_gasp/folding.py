@@ -12,6 +12,7 @@ from git_gasp import worktree
 from git_gasp.core.fold import Folder, FoldError, FoldResult
 from git_gasp.core.graph import graph_to_value
 from git_gasp.core.log import LogReadError, describe_error, gc_paused, stream_events
+from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
 FOLD_FORMAT = "git-gasp.fold/1"
@@ -83,10 +84,13 @@ def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSum
     path = os.path.join(repo, worktree.EVENTS_PATH)
     folder = Folder(strict)
     found = at is None
+    seen: list[str] = []  # event ids, for a "did you mean" on an unknown --at
     try:
         with open(path, "rb") as fh, gc_paused():
             for event in stream_events(fh):
                 folder.apply(event)
+                if at is not None:
+                    seen.append(event.id)
                 if event.id == at:
                     found = True
                     break
@@ -108,7 +112,8 @@ def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSum
     if not found:
         raise GaspError(
             f"unknown event id: {at}",
-            f"--at takes the `id` of an event in {worktree.EVENTS_PATH}",
+            did_you_mean(at or "", seen)
+            or f"--at takes the `id` of an event in {worktree.EVENTS_PATH}",
             USAGE,
         )
     return FoldSummary(folder.result(), at, strict)

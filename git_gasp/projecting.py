@@ -20,6 +20,7 @@ from git_gasp.core.projections import (
     parse_facts,
     snapshot_record,
 )
+from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.lease import now_ms
 
@@ -126,7 +127,8 @@ def write_snapshot(root: str, at: str | None = None) -> str:
     if at is not None:
         ends = [i for i, e in enumerate(events) if e.id == at]
         if not ends:
-            raise GaspError(f"unknown event id: {at}", None, USAGE)
+            hint = did_you_mean(at, [e.id for e in events])
+            raise GaspError(f"unknown event id: {at}", hint or "--at takes an event id", USAGE)
         events = events[: ends[0] + 1]
     if not events:
         raise GaspError("the log is empty: nothing to snapshot", None, USAGE)

@@ -27,6 +27,7 @@ from git_gasp.core.ops import (
     parse_ops,
 )
 from git_gasp.core.pack import Pack, vocabulary
+from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
 
@@ -113,5 +114,5 @@ def _needs(node: str, folder: Folder, created: set[str], op: str) -> None:
     if node not in folder.nodes and node not in created:
         raise RefusedError(
             f"{op} names node `{node}`, which does not exist (a fold would skip it)",
-            "record the node first, or check the id",
+            did_you_mean(node, folder.nodes) or "record the node first, or check the id",
         )

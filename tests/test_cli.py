@@ -80,6 +80,8 @@ def test_fold_bad_input(
 ) -> None:
     code, _, err = run(capsys, "fold", str(fixture_repo), "--at", "event_nope")
     assert code == 2 and "error: unknown event id: event_nope" in err
+    code, _, err = run(capsys, "fold", str(fixture_repo), "--at", "event_5")
+    assert code == 2 and "hint: did you mean event_05" in err
     empty = tmp_path / "empty"
     empty.mkdir()
     code, _, err = run(capsys, "fold", str(empty))
