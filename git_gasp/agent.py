@@ -216,10 +216,7 @@ class Agent:
         with ``verify``, check a snapshot against the fold of its prefix."""
         complete = data[: data.rfind(b"\n") + 1]
         if len(complete) != len(data):
-            raise store.TornTailError(
-                f"{EVENTS_PATH}: the last line is unterminated (torn by a crash mid-append)",
-                "run `git gasp repair` to remove it; committed lines are never touched",
-            )
+            raise store.torn_error(EVENTS_PATH)
         log = parse_log(complete)
         if log.errors:
             error = log.errors[0]

@@ -56,8 +56,7 @@ def write_fixture(dest: str) -> str:
             fh.write(data)
     # The new repository is ours alone: inherited GIT_DIR / GIT_WORK_TREE /
     # GIT_INDEX_FILE must not send the commit somewhere else.
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    env |= FIXTURE_ENV
+    env = gitrepo.scrubbed_env() | FIXTURE_ENV
     gitrepo.run(dest, ["init", "-q"], env=env, inherit=False)
     gitrepo.run(dest, ["add", "-A"], env=env, inherit=False)
     commit = ["-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "fixture"]

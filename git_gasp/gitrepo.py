@@ -206,12 +206,16 @@ SAFE_ATTRIBUTES = b"* -filter -text -eol -ident -working-tree-encoding\n"
 SPARSE_PATTERNS = b"/*\n!/transcripts/\n"
 
 
+def scrubbed_env() -> dict[str, str]:
+    """The inherited environment minus every ``GIT_*`` variable, for git
+    commands on a repository of our own (never the one GIT_DIR names)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
 def safe_env() -> dict[str, str]:
-    """The environment for a safe clone: inherited minus every ``GIT_*``
-    variable, plus what keeps git from prompting or smudging LFS objects."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env |= {"GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
-    return env
+    """The environment for a safe clone: :func:`scrubbed_env`, plus what keeps
+    git from prompting or smudging LFS objects."""
+    return scrubbed_env() | {"GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
 
 
 def _safe(cwd: str, args: Sequence[str]) -> bytes:

@@ -27,6 +27,14 @@ class TornTailError(GaspError):
     exit_code = FINDINGS
 
 
+def torn_error(path: str) -> TornTailError:
+    """The one wording for a log that ends in an unterminated line."""
+    return TornTailError(
+        f"{path}: the last line is unterminated (torn by a crash mid-append)",
+        "run `git gasp repair` to remove it; committed lines are never touched",
+    )
+
+
 class Appender:
     """An open, exclusively locked append-only file."""
 
@@ -57,10 +65,7 @@ class Appender:
     def write(self, data: bytes) -> None:
         """Append ``data`` (whole lines) durably."""
         if not self.ends_cleanly():
-            raise TornTailError(
-                f"{self.path}: the last line is unterminated (torn by a crash mid-append)",
-                "run `git gasp repair` to remove it; committed lines are never touched",
-            )
+            raise torn_error(self.path)
         view = memoryview(data)
         while view:
             written = os.write(self.fd, view)
