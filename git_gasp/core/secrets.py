@@ -1,0 +1,318 @@
+"""Credentials in one line of text, so append-only files can refuse them.
+
+An append-only file (``state/events.jsonl``, ``memory/facts.jsonl``,
+``journal/JOURNAL.md``) can never forget what it was given, so the hooks
+refuse an appended line that carries a credential. ``find_secrets(line)``
+scans one line -- compact JSON, JSON nested inside a JSON string, or
+Markdown -- and returns a ``SecretFinding`` per credential, in column order.
+Its ``preview`` keeps the first four characters of the match and never the
+secret itself.
+
+The rules (``SECRET_RULES``, in this order; a match that overlaps one
+already reported by an earlier rule is not reported again):
+
+    rule id                 what it catches
+    ----------------------  ---------------------------------------------------
+    private-key             a ``-----BEGIN ... PRIVATE KEY-----`` header: PKCS#8,
+                            RSA, EC, DSA, OPENSSH, ENCRYPTED, and
+                            ``PGP PRIVATE KEY BLOCK`` (also inside a JSON string)
+    aws-access-key-id       ``AKIA`` or ``ASIA`` + 16 of [A-Z0-9]
+    aws-secret-access-key   ``aws_secret_access_key`` (any case, ``_``/``-``/none
+                            between words) ``=`` or ``:`` a 40-char base64 value
+    github-token            ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36
+                            alphanumerics; ``github_pat_`` + 82 of [A-Za-z0-9_]
+    gitlab-token            ``glpat-`` or ``gldt-`` + 20 or more of [A-Za-z0-9_-]
+    slack-token             ``xoxa-``/``xoxb-``/``xoxp-``/``xoxo-``/``xoxs-``/
+                            ``xoxr-`` + 10 or more of [A-Za-z0-9-]
+    slack-webhook           ``https://hooks.slack.com/services/...`` (also
+                            ``workflows/``, ``triggers/``)
+    anthropic-api-key       ``sk-ant-`` + 32 or more of [A-Za-z0-9_-]
+    openai-api-key          ``sk-`` (also ``sk-proj-``, ``sk-svcacct-``,
+                            ``sk-admin-``) + 32 or more of [A-Za-z0-9_-] with a digit
+    google-api-key          ``AIza`` + 35 of [A-Za-z0-9_-]
+    stripe-live-key         ``sk_live_`` or ``rk_live_`` + 24 or more alphanumerics
+    jwt                     ``eyJ...`` ``.eyJ...`` ``.sig``: three base64url segments
+    authorization-header    ``Authorization: Bearer <20+ chars>`` or
+                            ``Authorization: Basic <base64>`` (header or JSON key)
+    url-credentials         ``scheme://user:password@host`` (3+ char password)
+    password-assignment     a key ending in password, passwd, pwd, secret,
+                            client_secret, api_key/apikey, access_token,
+                            auth_token or private_key (any case, any prefix such
+                            as ``DB_``; also api-key, client-secret, ...; the
+                            match starts at the key word), then an optional closing
+                            quote, ``=``, ``:``, ``:=`` or ``=>``, then
+                            a value of 6 or more characters: quoted (JSON
+                            ``"password":"v"``, ``'v'``, ``\\"v\\"``) with no
+                            whitespace, or bare with at least one digit
+
+Vendor tokens need a word boundary before their prefix (``task-...`` is not
+``sk-...``). Key names must be followed by the separator, so
+``"password_hint": ...`` and prose such as "reset your password" do not match;
+a bare value after ``password:`` must contain a digit, so "Password: required"
+does not either, nor do code references such as ``api_key=api_key`` or
+``password = getpass()``.
+
+Values that are not secrets (checked on the value part: the token body, the
+password, the assigned value):
+
+* one character repeated (``xxxxxx``, ``******``) or only mask characters
+  (``xxxx-xxxx``), or containing ``***``, ``...`` or ``…`` (masked or cut);
+* containing ``redacted`` or ``example`` (AWS's documented example keys end in
+  ``EXAMPLE``), or starting with ``your`` (``your-api-key-here``);
+* starting with ``$`` (``$VAR``, ``${VAR}``, ``$(cmd)``), or wrapped in
+  ``<...>``, ``{...}``/``{{...}}``, ``[...]`` or ``%...%``;
+* the words null, none, nil, true, false, undefined, changeme, change_me,
+  placeholder, password, passwd, secret, string, dummy (any case);
+* a name rather than a value: lowercase letters only (``"secret": "rotated"``,
+  ``postgres:postgres@``) or an environment variable's name
+  (``"secret": "GITHUB_TOKEN"``);
+* for password-assignment, a path (starting ``/``, ``./``, ``../``, ``~/``), so
+  ``"private_key": "~/.ssh/id_ed25519"`` and ``PWD=/home/me`` pass.
+
+Cost: each rule names trigger substrings that every match contains; a line is
+lowercased once and a rule's regex runs only if one of its triggers is there,
+so a line costs a lowercase and two dozen substring tests (about 3 microseconds for a
+300-byte line) plus the regexes its triggers wake.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class SecretRule(NamedTuple):
+    rule: str  # stable short id, e.g. "private-key"
+    label: str  # human name, e.g. "a private key block"
+    pattern: re.Pattern[str]  # its group "value", if any, gets the placeholder test
+    description: str  # one line
+    triggers: tuple[str, ...]  # lowercase; every match contains one (in any case)
+
+
+class SecretFinding(NamedTuple):
+    rule: str
+    label: str
+    column: int  # 1-based character column of the match start
+    preview: str  # the match's first 4 characters, then "…"
+
+
+_WORD = r"(?<![A-Za-z0-9])"  # not inside a longer alphanumeric run
+_TOKEN = r"(?<![A-Za-z0-9_-])"  # not inside a longer token
+# a key's closing quote (maybe JSON-escaped), the separator, the value's opening quote
+_SEP = r"""\\*["']?\s*(?:=>|:=|[:=])\s*\\*["']?"""
+
+# Starts at the key word (any prefix, e.g. DB_, may precede it); the first-character
+# lookahead lets the regex engine skip most positions quickly.
+_ASSIGNMENT = r"""
+(?=[PpSsAa])
+(?i:passw(?:or)?d|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|private[_-]?key)
+(?:\\*["'])?\s*(?:=>|:=|[:=])\s*
+(?:\\*(?P<q>["']))?
+(?!\.{0,2}/|~/)
+(?P<value>(?(q)
+    (?:[^"'\\\s]|\\[^"'\\\s]){6,}+(?=\\*["'])
+  | (?=[^\s"'`,;(){}\[\]<>=\\]*[0-9])[^\s"'`,;(){}\[\]<>=\\]{6,}+(?![(\[])
+))
+"""
+
+
+def _rule(
+    rule: str, label: str, pattern: str, description: str, *triggers: str, flags: int = 0
+) -> SecretRule:
+    # ASCII: case-insensitive parts then match only what the lowercased screen sees
+    return SecretRule(rule, label, re.compile(pattern, flags | re.ASCII), description, triggers)
+
+
+SECRET_RULES: tuple[SecretRule, ...] = (
+    _rule(
+        "private-key",
+        "a private key block",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+        "A PEM or PGP private key header (RSA, EC, DSA, OPENSSH, PKCS#8, PGP).",
+        "private",
+    ),
+    _rule(
+        "aws-access-key-id",
+        "an AWS access key id",
+        _WORD + r"(?:AKIA|ASIA)(?P<value>[A-Z0-9]{16})(?![A-Za-z0-9])",
+        "AKIA or ASIA followed by 16 uppercase letters or digits.",
+        "akia",
+        "asia",
+    ),
+    _rule(
+        "aws-secret-access-key",
+        "an AWS secret access key",
+        r"(?i:"
+        + _WORD
+        + r"aws[_-]?secret[_-]?access[_-]?key)"
+        + _SEP
+        + r"(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        "aws_secret_access_key assigned a 40-character base64 value.",
+        "secret",
+    ),
+    _rule(
+        "github-token",
+        "a GitHub token",
+        _WORD + r"(?:(?P<fine>github_pat_)|gh[pousr]_)"
+        r"(?P<value>(?(fine)[A-Za-z0-9_]{82}|[A-Za-z0-9]{36}))(?![A-Za-z0-9_])",
+        "ghp_, gho_, ghu_, ghs_, ghr_ + 36 alphanumerics, or github_pat_ + 82.",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+    ),
+    _rule(
+        "gitlab-token",
+        "a GitLab token",
+        _WORD + r"(?:glpat|gldt)-(?P<value>[A-Za-z0-9_-]{20,})",
+        "A GitLab personal (glpat-) or deploy (gldt-) token.",
+        "glpat-",
+        "gldt-",
+    ),
+    _rule(
+        "slack-token",
+        "a Slack token",
+        _WORD + r"xox[abposr]-(?P<value>[A-Za-z0-9-]{10,})",
+        "A Slack bot, user, app or refresh token (xoxb-, xoxp-, ...).",
+        "xox",
+    ),
+    _rule(
+        "slack-webhook",
+        "a Slack webhook URL",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<value>[A-Za-z0-9_/-]{20,})",
+        "A Slack incoming-webhook or workflow URL.",
+        "hooks.slack.com",
+    ),
+    _rule(
+        "anthropic-api-key",
+        "an Anthropic API key",
+        _TOKEN + r"sk-ant-(?P<value>[A-Za-z0-9_-]{32,})",
+        "sk-ant- followed by 32 or more key characters.",
+        "sk-ant-",
+    ),
+    _rule(
+        "openai-api-key",
+        "an OpenAI API key",
+        _TOKEN + r"sk-(?!ant-)(?:(?:proj|svcacct|admin)-)?"
+        r"(?=[A-Za-z0-9_-]*[0-9])(?P<value>[A-Za-z0-9_-]{32,})",
+        "sk- (or sk-proj-, ...) followed by 32 or more key characters.",
+        "sk-",
+    ),
+    _rule(
+        "google-api-key",
+        "a Google API key",
+        _TOKEN + r"AIza(?P<value>[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])",
+        "AIza followed by 35 key characters.",
+        "aiza",
+    ),
+    _rule(
+        "stripe-live-key",
+        "a Stripe live secret key",
+        _WORD + r"[sr]k_live_(?P<value>[A-Za-z0-9]{24,})",
+        "sk_live_ or rk_live_ followed by 24 or more alphanumerics.",
+        "_live_",
+    ),
+    _rule(
+        "jwt",
+        "a JSON web token",
+        _TOKEN + r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.(?P<value>[A-Za-z0-9_-]{10,})",
+        "Three base64url segments, the first two JSON objects (eyJ...).",
+        "eyj",
+    ),
+    _rule(
+        "authorization-header",
+        "an HTTP Authorization credential",
+        r"(?i:authorization)" + _SEP + r"\s*(?:(?P<bearer>(?i:bearer))|(?i:basic))\s+"
+        r"(?P<value>(?(bearer)[A-Za-z0-9._~+/-]{20,}+=*|[A-Za-z0-9+/]{8,}+={0,2}))",
+        "Authorization: Bearer <20+ chars> or Basic <base64>, as a header or JSON key.",
+        "authorization",
+    ),
+    _rule(
+        "url-credentials",
+        "a password in a URL",
+        r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}+://[^\s/?#@:\"'\\<>]*:"
+        r"(?P<value>[^\s/?#@\"'\\<>]{3,}+)@(?=[A-Za-z0-9\[])",
+        "A URL with user:password@ before its host.",
+        "://",
+    ),
+    _rule(
+        "password-assignment",
+        "a password or secret assignment",
+        _ASSIGNMENT,
+        "password=, secret:, api_key, access_token, ... assigned a literal value.",
+        "passw",
+        "pwd",
+        "secret",
+        "apikey",
+        "api_key",
+        "api-key",
+        "token",
+        "private",
+        flags=re.VERBOSE,
+    ),
+)
+
+_ALL = {t for r in SECRET_RULES for t in r.triggers}
+# The screen: each trigger (less those holding a shorter one: "sk-ant-" has "sk-") with
+# the rules it wakes, as a bit mask over SECRET_RULES: every rule with a trigger that
+# contains it. Waking a rule too many is harmless; missing one is not.
+_SCREEN = tuple(
+    (t, sum(1 << i for i, r in enumerate(SECRET_RULES) if any(t in u for u in r.triggers)))
+    for t in sorted(_ALL)
+    if not any(o != t and o in t for o in _ALL)
+)
+_PLACEHOLDER_WORDS = frozenset(
+    "null none nil true false undefined changeme change_me placeholder"
+    " password passwd secret string dummy".split()
+)
+_MASK = frozenset("xX*•#-_. ")
+_WRAPPERS = (("<", ">"), ("{", "}"), ("[", "]"), ("%", "%"))
+# a lowercase word ("required", "postgres") or an environment variable's name
+_NAME = re.compile(r"[a-z]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def _is_placeholder(value: str) -> bool:
+    """A value that stands for a secret rather than being one (see the module doc)."""
+    low = value.lower()
+    return (
+        len(set(value)) <= 1
+        or set(value) <= _MASK
+        or any(s in value for s in ("***", "...", "…"))
+        or "redacted" in low
+        or "example" in low
+        or low.startswith("your")
+        or value.startswith("$")
+        or any(value.startswith(a) and value.endswith(b) for a, b in _WRAPPERS)
+        or low in _PLACEHOLDER_WORDS
+        or _NAME.fullmatch(value) is not None
+    )
+
+
+def _preview(match: str) -> str:
+    return match[:4] + "…"
+
+
+def find_secrets(line: str) -> list[SecretFinding]:
+    """Every credential in ``line``, in column order (see the module doc)."""
+    low = line.lower()
+    awake = 0
+    for trigger, rules in _SCREEN:  # plain substring tests: the cheapest screen measured
+        if trigger in low:
+            awake |= rules
+    if not awake:
+        return []
+    found: list[tuple[int, int, SecretRule]] = []
+    for i, rule in enumerate(SECRET_RULES):
+        if not awake >> i & 1:
+            continue
+        for m in rule.pattern.finditer(line):
+            if "value" in m.re.groupindex and _is_placeholder(m["value"]):
+                continue
+            start, end = m.span()
+            if any(start < e and s < end for s, e, _ in found):
+                continue
+            found.append((start, end, rule))
+    found.sort(key=lambda f: f[0])
+    return [SecretFinding(r.rule, r.label, s + 1, _preview(line[s:e])) for s, e, r in found]
