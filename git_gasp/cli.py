@@ -12,6 +12,7 @@ from git_gasp import (
     __version__,
     cli_agent,
     cli_demo,
+    cli_hooks,
     cli_identity,
     cli_read,
     cli_record,
@@ -127,7 +128,7 @@ def fixture(directory: str, as_json: bool) -> int:
     return OK
 
 
-for _commands in (cli_agent, cli_record, cli_demo, cli_read, cli_identity, cli_restore):
+for _commands in (cli_agent, cli_record, cli_demo, cli_read, cli_identity, cli_restore, cli_hooks):
     _commands.register(cli)
 
 

@@ -262,3 +262,108 @@ def safe_clone(url: str, dest: str) -> None:
     except GitError:
         return  # an empty repository: nothing to check out
     _safe(dest, ["read-tree", "-m", "-u", "HEAD"])
+
+
+# -- what a change touches (the hooks) ---------------------------------------------
+
+
+class ObjectInfo(NamedTuple):
+    oid: str
+    type: str  # "blob", "tree", "commit", ...
+    size: int
+
+
+def object_info(path: str, specs: Sequence[str]) -> list[ObjectInfo | None]:
+    """For each ``<rev>:<path>`` (or ``:<path>`` for the index) spec, the
+    object there, or None if absent; one ``cat-file --batch-check``."""
+    if not specs:
+        return []
+    payload = "".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape")
+    out = run(path, ["cat-file", "--batch-check"], stdin=payload).decode("utf-8", "surrogateescape")
+    result: list[ObjectInfo | None] = []
+    for line in out.split("\n")[: len(specs)]:
+        fields = line.split(" ")
+        if len(fields) == 3 and fields[2].isdigit():
+            result.append(ObjectInfo(fields[0], fields[1], int(fields[2])))
+        else:
+            result.append(None)  # "<spec> missing" or "ambiguous"
+    return result
+
+
+def changed_paths(path: str, commits: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, set[str]]:
+    """Paths each commit changes against any of its parents (a root commit:
+    every path), from one ``git diff-tree --stdin``."""
+    if not commits:
+        return {}
+    payload = "".join(" ".join((c, *parents)) + "\n" for c, parents in commits).encode()
+    args = ["diff-tree", "--stdin", "-r", "-z", "--root", "-m", "--no-renames", "--name-only"]
+    out = run(path, args, stdin=payload).decode("utf-8", "surrogateescape")
+    known = {c for c, _ in commits}
+    result: dict[str, set[str]] = {c: set() for c in known}
+    current: str | None = None
+    for item in out.split("\0"):
+        if not item:
+            continue
+        if item in known:
+            current = item
+        elif current is not None:
+            result[current].add(item)
+    return result
+
+
+def staged_paths(path: str, head_commit: str | None) -> set[str]:
+    """Paths the index changes against ``head_commit`` (everything staged
+    when there is no commit yet)."""
+    if head_commit is None:
+        out = run(path, ["ls-files", "-z", "--cached"])
+    else:
+        args = ["diff-index", "--cached", "-r", "-z", "--no-renames", "--name-only", head_commit]
+        out = run(path, [*args, "--"])
+    return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
+def tree_files(path: str, rev: str | None, prefixes: Sequence[str]) -> list[tuple[str, str]]:
+    """``(path, blob oid)`` of the files under ``prefixes`` in commit ``rev``,
+    or in the index when ``rev`` is None."""
+    if rev is None:
+        out = run(path, ["ls-files", "-s", "-z", "--", *prefixes])
+    else:
+        out = run(path, ["ls-tree", "-r", "-z", "--full-tree", rev, "--", *prefixes])
+    files = []
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        if not item:
+            continue
+        meta, _, name = item.partition("\t")
+        fields = meta.split(" ")
+        oid = fields[1] if rev is None else fields[2]
+        if fields[0] != "160000":
+            files.append((name, oid))
+    return files
+
+
+def new_commits(path: str, tip: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Commits reachable from ``tip`` and from no ref (``rev-list TIP --not
+    --all``), parents before children, with their parents."""
+    args = ["rev-list", "--topo-order", "--reverse", "--parents", tip, "--not", "--all"]
+    walk = []
+    for line in run(path, args).decode().split("\n"):
+        if line:
+            commit, *parents = line.split(" ")
+            walk.append((commit, tuple(parents)))
+    return walk
+
+
+def config_value(path: str, key: str, kind: str | None = None) -> str | None:
+    """``git config [--type=KIND] --get KEY``, or None when unset; a value
+    git cannot read as KIND is an error (a policy never fails open)."""
+    args = ["config", *([f"--type={kind}"] if kind else []), "--get", key]
+    try:
+        proc = subprocess.run(["git", "-C", path, *args], capture_output=True, check=False)
+    except OSError as exc:
+        raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
+    if proc.returncode == 1:
+        return None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip() or f"git config {key} failed"
+        raise GitError(message, f"fix it with: git config {key} <{kind or 'value'}>")
+    return proc.stdout.decode("utf-8", "replace").strip()

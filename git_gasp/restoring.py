@@ -27,6 +27,7 @@ from git_gasp.core.event import Event
 from git_gasp.core.fold import Folder
 from git_gasp.core.graph import GraphError, graphs_equal, parse_graph, trusted_graph
 from git_gasp.core.jsonvalue import JsonError, fast_loads, loads
+from git_gasp.core.locations import parse_locations
 from git_gasp.core.log import (
     describe_error,
     events_in_prefix,
@@ -44,7 +45,6 @@ from git_gasp.core.restorereport import (
     RestoreInputs,
     build_report,
     context_markdown,
-    parse_locations,
     parse_manifest,
     set_executor_values,
 )

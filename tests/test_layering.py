@@ -57,6 +57,7 @@ def test_only_the_shell_layer_imports_click() -> None:
         "cli_read.py",
         "cli_identity.py",
         "cli_restore.py",
+        "cli_hooks.py",
         "shell.py",
     }
     for path in sorted(PACKAGE.rglob("*.py")):

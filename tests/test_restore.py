@@ -16,10 +16,10 @@ import pytest
 from git_gasp import cli
 from git_gasp.agent import Agent
 from git_gasp.core.fold import fold
+from git_gasp.core.locations import parse_locations
 from git_gasp.core.log import parse_log
 from git_gasp.core.restorereport import (
     ManifestError,
-    parse_locations,
     parse_manifest,
     set_executor_values,
 )

@@ -120,7 +120,7 @@ def blob_id(data: bytes | memoryview, size: int, hash_name: str) -> str:
     return digest.hexdigest()
 
 
-class _Anchors:
+class Anchors:
     """Contents read so far, and which versions are known prefixes of them."""
 
     def __init__(self, read_blob: Callable[[str], bytes], hash_name: str) -> None:
@@ -135,6 +135,15 @@ class _Anchors:
         if data is None:
             data = self.data[oid] = self.read_blob(oid)
         return data
+
+    def same_line(self, before: Blob, after: Blob) -> bool:
+        """``before`` is a clean prefix of ``after``, both known prefixes of one anchor."""
+        anchor = self.prefix_of.get(after.oid)
+        return (
+            anchor is not None
+            and self.prefix_of.get(before.oid) == anchor
+            and (before.size <= after.size)
+        )
 
     def anchor(self, blob: Blob) -> str | None:
         """An anchor that ``blob`` is a clean prefix of (reading it if needed)."""
@@ -194,7 +203,7 @@ def verify(
         if not present or all(b.oid == t.child.oid for b in present) or t.key() in known:
             continue
         (linear if len(t.parent_blobs) == 1 else merges).append(i)
-    anchors = _Anchors(read_blob, hash_name)
+    anchors = Anchors(read_blob, hash_name)
     verified = {transitions[i].key() for i in linear + merges}
     if linear:
         newest = transitions[linear[-1]].child
@@ -219,7 +228,7 @@ def verify(
     return Outcome(tuple(found[i] for i in sorted(found)), frozenset(verified))
 
 
-def _linear_ok(t: Transition, anchors: _Anchors) -> bool:
+def _linear_ok(t: Transition, anchors: Anchors) -> bool:
     child, parent = t.child, t.parent_blobs[0]
     assert child is not None and parent is not None
     anchor = anchors.anchor(child)
@@ -228,7 +237,7 @@ def _linear_ok(t: Transition, anchors: _Anchors) -> bool:
     return extends(anchors.read(parent.oid), anchors.read(child.oid))
 
 
-def _merge_check(t: Transition, anchors: _Anchors) -> str | None:
+def _merge_check(t: Transition, anchors: Anchors) -> str | None:
     child = t.child
     assert child is not None
     anchor = anchors.anchor(child)

@@ -121,7 +121,7 @@ def check_pairing(events: tuple[Event, ...], ops: list[ParsedOps]) -> CheckRepor
     for n, event in enumerate(events, 1):
         expected = PAIRED_KINDS.get(event.kind)
         if expected is not None:
-            failures.extend(_pairing_findings(n, event, expected, claimants, events, ops))
+            failures.extend(pairing_findings(n, event, expected, claimants, events, ops))
     kinds = {event.id: event.kind for event in events}
     for event in events:
         if event.kind == OPS_APPLIED and event.causation_id is not None:
@@ -132,7 +132,7 @@ def check_pairing(events: tuple[Event, ...], ops: list[ParsedOps]) -> CheckRepor
     return CheckReport(7, tuple(failures))
 
 
-def _pairing_findings(
+def pairing_findings(
     n: int,
     event: Event,
     expected: str,

@@ -1,0 +1,226 @@
+"""The hook commands: ``hooks install``, ``hooks status``, ``hooks run`` and
+``validate`` (registered on ``cli``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from git_gasp import output
+from git_gasp.cli_agent import JSON, REPO
+from git_gasp.errors import FINDINGS, OK
+
+HOOK_NAMES = ("pre-commit", "commit-msg", "pre-push", "pre-receive", "post-receive")
+
+
+def _repo(repo: str | None) -> str:
+    return repo or "."
+
+
+@click.group()
+def hooks() -> None:
+    """Enforce GASP at commit and push time: install and run git-gasp's hooks."""
+
+
+@hooks.command()
+@click.option(
+    "--uninstall", is_flag=True, help="Remove git-gasp's shims and restore chained hooks."
+)
+@click.option(
+    "--server",
+    is_flag=True,
+    help="Install the server hooks (pre-receive, post-receive) into a bare repository, "
+    "and turn on receive.advertisePushOptions for the audited bypass.",
+)
+@click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    default=None,
+    help="Run hooks with this Python interpreter (absolute path) instead of git-gasp "
+    "from PATH, e.g. for GUI clients whose PATH lacks it.",
+)
+@click.option(
+    "--pin",
+    is_flag=True,
+    help="Pin the interpreter running this command (shorthand for --python "
+    "with its absolute path).",
+)
+@REPO
+@JSON
+def install(
+    uninstall: bool, server: bool, python: str | None, pin: bool, repo: str | None, as_json: bool
+) -> int:
+    """Write git-gasp's hook shims into the repository's hooks directory.
+
+    Existing hooks are kept as HOOK.pre-gasp and run first. Refuses when
+    core.hooksPath is set.
+    """
+    from git_gasp import gitrepo, hookinstall
+
+    root = _repo(repo)
+    names = hookinstall.SERVER_HOOKS if server else hookinstall.CLIENT_HOOKS
+    if pin and python is not None:
+        raise click.UsageError("--pin and --python both choose the interpreter; give one")
+    if pin:
+        python = sys.executable
+    if python is not None and not os.path.isabs(python):
+        raise click.BadParameter(f"{python} is not an absolute path", param_hint="--python")
+    if uninstall:
+        done = hookinstall.uninstall(root, names)
+        verb = "removed"
+        listed = done.removed
+    else:
+        done = hookinstall.install(root, names, python)
+        if server:
+            gitrepo.run(root, ["config", "receive.advertisePushOptions", "true"])
+            bare = gitrepo.run(root, ["rev-parse", "--is-bare-repository"]).decode().strip()
+            if bare != "true":
+                output.diag("warning: not a bare repository; server hooks run only on pushes to it")
+        verb = "installed"
+        listed = done.hooks
+    if as_json:
+        value: dict[str, Any] = {
+            "format": "git-gasp.hooks/1",
+            "hooks_dir": done.hooks_dir,
+            "action": "uninstall" if uninstall else "install",
+            "hooks": list(listed),
+            "chained": list(done.chained),  # kept and run first; on uninstall: restored
+        }
+        output.data_json(value)
+        return OK
+    if not listed:
+        output.data(
+            f"no git-gasp hooks to {'remove' if uninstall else 'install'} in {done.hooks_dir}"
+        )
+    for hook in listed:
+        output.data(f"{verb} {hook} in {done.hooks_dir}")
+    for hook in done.chained:
+        note = "kept as " + hook + ".pre-gasp and run first" if not uninstall else "restored"
+        output.data(f"  existing {hook} hook {note}")
+    return OK
+
+
+@hooks.command()
+@click.option("--server", is_flag=True, help="Show the server hooks instead of the client hooks.")
+@REPO
+@JSON
+def status(server: bool, repo: str | None, as_json: bool) -> int:
+    """Show which hooks are git-gasp's shims, someone else's, or absent."""
+    from git_gasp import hookinstall
+
+    names = hookinstall.SERVER_HOOKS if server else hookinstall.CLIENT_HOOKS
+    found = hookinstall.status(_repo(repo), names)
+    if as_json:
+        output.data_json({"format": "git-gasp.hooks/1", "hooks": found})
+    else:
+        for hook, state in found.items():
+            output.data(f"{hook:14} {state}")
+    return OK
+
+
+@hooks.command(context_settings={"ignore_unknown_options": True})
+@click.argument("hook", type=click.Choice(HOOK_NAMES))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@REPO
+def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
+    """Run one hook now, as git would (what the shims and the pre-commit framework call).
+
+    pre-commit takes no arguments; commit-msg takes the message file;
+    pre-push takes the remote name and URL and reads git's ref lines on
+    stdin; pre-receive and post-receive read git's ref lines on stdin.
+    Violations are printed one per line; the exit status is 1 when the hook
+    rejects.
+    """
+    from git_gasp import hooking
+
+    root = _repo(repo)
+    err = sys.stderr
+    if hook == "pre-commit":
+        hooking.pre_commit(root, err)
+    elif hook == "commit-msg":
+        if len(args) < 1:
+            raise click.UsageError("commit-msg needs the message file")
+        hooking.commit_msg(root, args[0], err)
+    elif hook == "pre-push":
+        lines = [] if os.environ.get("PRE_COMMIT_TO_REF") else hooking.stdin_lines()
+        hooking.pre_push(root, args[0] if args else None, lines, os.environ, err)
+    elif hook == "pre-receive":
+        _fail_closed(lambda: hooking.pre_receive(root, hooking.stdin_lines(), os.environ, err))
+    else:
+        hooking.post_receive(root, hooking.stdin_lines(), os.environ)
+    return OK
+
+
+def _fail_closed(action: Any) -> None:
+    """An internal error in the server hook rejects the push, and says so."""
+    from git_gasp.errors import FINDINGS, GaspError
+    from git_gasp.hooking import Rejected
+
+    try:
+        action()
+    except Rejected:
+        raise
+    except GaspError as exc:
+        message = f"push rejected (the hook fails closed): {exc.message}"
+        raise GaspError(message, exc.hint, FINDINGS) from None
+    except Exception as exc:
+        sys.stderr.write(
+            f"gasp: internal error ({type(exc).__name__}); push rejected (the hook fails closed)\n"
+        )
+        raise
+
+
+@click.command()
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@click.option("--staged", is_flag=True, help="Validate the staged index against HEAD instead.")
+@REPO
+@JSON
+def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: bool) -> int:
+    """Judge changes with the hooks' validator, without a hook.
+
+    REV-RANGE (default: HEAD) selects commits as git rev-list does, e.g.
+    origin/main..HEAD in CI; each is judged against its parents.
+    """
+    from git_gasp import changes, gitrepo
+
+    root = _repo(repo)
+    if staged:
+        steps = [changes.index_step(root)]
+    elif rev_range is None and gitrepo.head(root) is None:
+        gitrepo.repo_info(root)  # not a repository at all: git's error
+        steps = []  # no commits yet: nothing to judge
+    else:
+        args = ["rev-list", "--topo-order", "--reverse", "--parents", rev_range or "HEAD", "--"]
+        walk = []
+        for line in gitrepo.run(root, args).decode().split("\n"):
+            if line:
+                commit, *parents = line.split(" ")
+                walk.append((commit, tuple(parents)))
+        steps = changes.commit_steps(root, walk)
+    found = changes.judge(root, steps)
+    if as_json:
+        output.data_json(
+            {
+                "format": "git-gasp.validate/1",
+                "changes": len(steps),
+                "ok": not found,
+                "violations": [{"commit": j.step or None, **j.finding._asdict()} for j in found],
+            }
+        )
+    else:
+        from git_gasp.hooking import report
+
+        report(found, sys.stdout)
+        n = len(found)
+        what = "staged change" if staged else f"{len(steps)} commit{'s' * (len(steps) != 1)}"
+        output.data(f"{what}: {'ok' if not n else f'{n} violation' + 's' * (n != 1)}")
+    return FINDINGS if found else OK
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(hooks)
+    cli.add_command(validate)

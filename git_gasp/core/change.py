@@ -1,0 +1,578 @@
+"""The change validator: one change (a commit, or the staged index) judged
+against the state before it, on plain values. Every hook uses it.
+
+Its cost follows what changed, never history: an append-only file is judged
+by the bytes it appends (and the context of the version before, see
+:mod:`git_gasp.core.logcontext`); the other rules look only at changed paths.
+
+Rules (the ``rule`` of a :class:`Finding`), documented in git-gasp-hooks(1):
+
+=================  ==============================================================
+append-only        the log, facts files and journals only grow at their end; a
+                   merge keeps every line each parent added (the check 4 rule)
+envelope           an appended event has the exact envelope (check 1)
+vocabulary         node kinds and relations are baseline or declared (check 3)
+causation          ids unique, causes point backwards, roots have root kinds (5)
+pairing            a domain event's pair lands in the same change; no ops event
+                   chains to an ops event; an entity is created once (check 7)
+fold               a strict fold of the appended lines skips nothing (check 2)
+identity           identity/ changes with its hash in AGENT.md and a
+                   decision.created pair; the hash never changes alone
+skill              changed SKILL.md frontmatter is valid; one skill per commit
+facts              appended facts follow the §9.5 envelope and name known ids
+snapshot           an added or changed snapshot verifies against the log
+control-plane      .agent/lease, .agent/HEAD, .agent/RUN, .agent/worker are
+                   local and never committed
+secret             appended lines carry no credentials (git_gasp.core.secrets)
+line-size          no appended line is larger than the cap (default 1 MiB)
+utf-8              append-only files stay valid UTF-8
+torn               an appended JSONL line ends with a newline
+=================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+from git_gasp.core.checks import PAIRED_KINDS, ParsedOps, is_allowed_root, pairing_findings
+from git_gasp.core.event import OPS_APPLIED, Event
+from git_gasp.core.log import log_lines, parse_log
+from git_gasp.core.logcontext import LogContext
+from git_gasp.core.manifest import declared_identity_hash
+from git_gasp.core.ops import (
+    AttachArtifact,
+    CreateNode,
+    CreateRelation,
+    MarkStale,
+    OpsError,
+    TombstoneNode,
+    UpdateNode,
+    parse_ops,
+)
+from git_gasp.core.pack import Pack, vocabulary
+from git_gasp.core.secrets import find_secrets
+
+DEFAULT_MAX_LINE_BYTES = 1 << 20
+_NUMBERED = re.compile(r"line (\d+): ")
+CONTROL_PLANE = (".agent/lease", ".agent/HEAD", ".agent/RUN", ".agent/worker")
+IDENTITY_HINT = (
+    "make identity changes with: git gasp identity commit --approved-by NAME --reason TEXT"
+)
+APPEND_HINT = "append-only: add new lines at the end instead (a correction is a new event)"
+
+
+class Finding(NamedTuple):
+    path: str
+    line: int | None  # 1-based physical line in the new version, when one is to blame
+    rule: str
+    message: str
+    hint: str
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+
+# -- append-only ----------------------------------------------------------------
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Lines split on ``\\n`` only, terminators kept."""
+    parts = data.split(b"\n")
+    out = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def edit_finding(path: str, before: bytes, after: bytes) -> Finding:
+    """How ``after`` fails to keep ``before`` as its start, at the first line
+    that differs: truncated, deleted, inserted, reordered or edited."""
+    old, new = split_lines(before), split_lines(after)
+    i = 0
+    while i < len(old) and i < len(new) and old[i] == new[i]:
+        i += 1
+    n = i + 1
+    if i >= len(new):
+        gone = f"line {n} is" if n == len(old) else f"lines {n}-{len(old)} are"
+        what = f"the file was truncated: committed {gone} gone"
+        return Finding(path, n if new else None, "append-only", what, APPEND_HINT)
+    if i >= len(old):  # an unterminated last line that was extended or changed
+        what = f"committed line {len(old)} had no newline and was changed"
+        return Finding(path, len(old), "append-only", what, APPEND_HINT)
+    moved_down = old[i] in new[i + 1 :]
+    moved_up = new[i] in old[i + 1 :]
+    if moved_down and moved_up:
+        what = f"committed lines were reordered at line {n}"
+    elif moved_down:
+        what = f"a line was inserted before committed line {n}"
+    elif moved_up and i + 1 < len(old) and old[i + 1] == new[i]:
+        what = f"committed line {n} was deleted"
+    elif moved_up:
+        what = f"committed lines were deleted at line {n}"
+    else:
+        what = f"committed line {n} was edited"
+    return Finding(path, n, "append-only", what, APPEND_HINT)
+
+
+def appended_chunk(
+    path: str, before: bytes | None, after: bytes | None, jsonl: bool
+) -> tuple[list[Finding], bytes | None]:
+    """One parent to one child: the bytes appended (None when unchanged or
+    when the append-only rule fails, with its finding)."""
+    if after is None:
+        return ([deletion_finding(path)] if before is not None else []), None
+    if before is None:
+        return [], after
+    if before == after:
+        return [], None
+    if not after.startswith(before):
+        return [edit_finding(path, before, after)], None
+    if jsonl and before and not before.endswith(b"\n"):
+        n = before.count(b"\n") + 1
+        message = f"committed line {n} had no newline and was extended"
+        return [Finding(path, n, "append-only", message, "git gasp repair")], None
+    return [], after[len(before) :]
+
+
+def judge_log_change(
+    path: str,
+    before: bytes | None,
+    after: bytes | None,
+    packs: Sequence[Pack] = (),
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> list[Finding]:
+    """Every log rule for one linear change of the log, on plain bytes."""
+    from git_gasp.core.logcontext import context_of
+
+    findings, chunk = appended_chunk(path, before, after, jsonl=True)
+    if chunk is None:
+        return findings
+    context = context_of(before or b"")
+    findings += check_lines(path, chunk, context.lines + 1, max_line_bytes, jsonl=True)
+    findings += check_events(path, context, chunk, packs).findings
+    return sorted(findings, key=lambda f: f.line or 0)
+
+
+def deletion_finding(path: str) -> Finding:
+    return Finding(
+        path,
+        None,
+        "append-only",
+        "the file was deleted",
+        "an agent's append-only files are never deleted; restore it from the parent commit",
+    )
+
+
+# -- appended lines: size, encoding, credentials ----------------------------------
+
+
+def check_lines(
+    path: str, chunk: bytes, first_line: int, max_line_bytes: int, jsonl: bool
+) -> list[Finding]:
+    """Size, UTF-8, credentials and (for JSONL) the final newline of the
+    appended ``chunk``, whose first line is line ``first_line`` of the file."""
+    out: list[Finding] = []
+    lines = chunk.split(b"\n")
+    last = len(lines) - 1
+    for i, raw in enumerate(lines):
+        if i == last and not raw:
+            break
+        n = first_line + i
+        if len(raw) > max_line_bytes:
+            out.append(
+                Finding(
+                    path,
+                    n,
+                    "line-size",
+                    f"line is {len(raw):,} bytes, over the {max_line_bytes:,}-byte cap",
+                    "store large content as an artifact file and reference it by digest "
+                    "(or raise git config gasp.maxLineBytes)",
+                )
+            )
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            out.append(
+                Finding(
+                    path,
+                    n,
+                    "utf-8",
+                    f"line is not valid UTF-8 (byte {exc.start + 1} of the line)",
+                    "write the file as UTF-8",
+                )
+            )
+            continue
+        for secret in find_secrets(text):
+            out.append(
+                Finding(
+                    path,
+                    n,
+                    "secret",
+                    f"column {secret.column}: looks like {secret.label} ({secret.preview}) "
+                    f"[{secret.rule}]",
+                    "an append-only log can never forget a secret: remove it from the "
+                    "staged lines, rotate the credential, and reference secrets by name",
+                )
+            )
+        if i == last and jsonl:
+            out.append(
+                Finding(
+                    path,
+                    n,
+                    "torn",
+                    "the last line has no newline (an interrupted write?)",
+                    "finish the line with a newline, or drop it with: git gasp repair",
+                )
+            )
+    return out
+
+
+# -- appended events --------------------------------------------------------------
+
+
+class LogJudgement(NamedTuple):
+    findings: tuple[Finding, ...]
+    events: tuple[Event, ...]  # the appended events that parsed
+
+
+def check_events(
+    path: str, context: LogContext, chunk: bytes, packs: Sequence[Pack]
+) -> LogJudgement:
+    """The per-event parts of checks 1, 3, 5 and 7 and a strict fold, for the
+    lines ``chunk`` appends to a log whose context is ``context``."""
+    parsed = parse_log(chunk)
+    first = context.lines + 1
+    physical = _physical_numbers(chunk)  # non-blank number -> physical line in the chunk
+    out: list[Finding] = []
+
+    def at(number: int) -> int:
+        return first - 1 + physical[number - 1]
+
+    for failure in parsed.envelope_failures:
+        found = _NUMBERED.match(failure)
+        line = at(int(found.group(1))) if found else None
+        message = failure[found.end() :] if found else failure
+        out.append(Finding(path, line, "envelope", message, "events are written by a runtime"))
+    bad = {error.line.number for error in parsed.errors}
+    lines = [n for n in range(1, parsed.line_count + 1) if n not in bad]
+    events = parsed.events
+    ops: list[ParsedOps] = []
+    for event in events:
+        if event.kind != OPS_APPLIED:
+            ops.append(None)
+            continue
+        try:
+            ops.append(parse_ops(event.payload))
+        except OpsError as exc:
+            ops.append(exc)
+    out += _causation(path, context, events, [at(n) for n in lines])
+    out += _ops(path, context, events, ops, [at(n) for n in lines], packs)
+    claimants: dict[str, list[int]] = {}
+    for i, event in enumerate(events):
+        if event.kind == OPS_APPLIED and event.causation_id is not None:
+            claimants.setdefault(event.causation_id, []).append(i)
+    for i, event in enumerate(events):
+        expected = PAIRED_KINDS.get(event.kind)
+        if expected is None:
+            continue
+        n = at(lines[i])
+        for message in pairing_findings(n, event, expected, claimants, events, ops):
+            message = message.removeprefix(f"line {n}: ")
+            out.append(
+                Finding(
+                    path,
+                    n,
+                    "pairing",
+                    message,
+                    "append a domain event and its state.ops_applied pair together",
+                )
+            )
+    out.sort(key=lambda f: f.line or 0)
+    return LogJudgement(tuple(out), events)
+
+
+def _physical_numbers(chunk: bytes) -> list[int]:
+    """The physical line number of each non-blank line, as parse_log counts them."""
+    return [line.physical for line in log_lines(chunk.decode("utf-8", "replace"))]
+
+
+def _causation(
+    path: str, context: LogContext, events: tuple[Event, ...], lines: list[int]
+) -> list[Finding]:
+    out: list[Finding] = []
+    known = context.kinds
+    seen: dict[str, str] = {}
+    hint = "ids are fresh and causes name earlier events (check 5)"
+    for event, n in zip(events, lines, strict=True):
+        cause = event.causation_id
+        if cause is not None:
+            if cause not in seen and cause not in known:
+                message = f"causation_id {cause} does not reference an earlier event"
+                out.append(Finding(path, n, "causation", message, hint))
+        elif not is_allowed_root(event.kind):
+            message = (
+                f"root event (null causation) has kind `{event.kind}`, "
+                "expected *.created / *.started / state.ops_applied"
+            )
+            out.append(Finding(path, n, "causation", message, "start a run first"))
+        if event.id in seen or event.id in known:
+            message = f"duplicate event id {event.id}"
+            out.append(Finding(path, n, "causation", message, hint))
+        seen.setdefault(event.id, event.kind)
+    return out
+
+
+def _ops(
+    path: str,
+    context: LogContext,
+    events: tuple[Event, ...],
+    ops: list[ParsedOps],
+    lines: list[int],
+    packs: Sequence[Pack],
+) -> list[Finding]:
+    kinds, rels = vocabulary(list(packs))
+    known_kinds = {e.id: e.kind for e in events}
+    created: set[str] = set()
+    out: list[Finding] = []
+    declare = "declare it in a pack under .agent/packs/"
+    for event, parsed, n in zip(events, ops, lines, strict=True):
+        if parsed is None:
+            continue
+        if isinstance(parsed, OpsError):
+            out.append(Finding(path, n, "fold", f"ops do not parse: {parsed}", "fix the writer"))
+            continue
+        cause = event.causation_id
+        if cause is not None:
+            if known_kinds.get(cause, context.kinds.get(cause)) == OPS_APPLIED:
+                message = f"ops event {event.id} chained to another ops event, not a domain event"
+                out.append(Finding(path, n, "pairing", message, "cause ops by a domain event"))
+            entity = context.entities.get(cause)
+            if entity is not None and any(
+                isinstance(op, CreateNode) and op.id == entity for op in parsed
+            ):
+                message = (
+                    f"`{entity}` is created again for event {cause} of an earlier change "
+                    "(pairing must be exactly one)"
+                )
+                out.append(Finding(path, n, "pairing", message, "update the node instead"))
+        for op in parsed:
+            if isinstance(op, CreateNode):
+                created.add(op.id)
+                if op.kind not in kinds:
+                    message = f"CreateNode {op.id} uses undeclared kind `{op.kind}`"
+                    out.append(Finding(path, n, "vocabulary", message, declare))
+            elif isinstance(op, CreateRelation):
+                if op.rel not in rels:
+                    message = f"CreateRelation from {op.from_} uses undeclared rel `{op.rel}`"
+                    out.append(Finding(path, n, "vocabulary", message, declare))
+            elif isinstance(op, UpdateNode | TombstoneNode | MarkStale | AttachArtifact):
+                if op.id not in created and op.id not in context.nodes:
+                    message = (
+                        f"{type(op).__name__} names node `{op.id}`, which does not exist "
+                        "(a fold would skip it)"
+                    )
+                    out.append(Finding(path, n, "fold", message, "create the node first"))
+    return out
+
+
+# -- facts ------------------------------------------------------------------------
+
+
+def check_facts(
+    path: str,
+    chunk: bytes,
+    first_line: int,
+    fact_ids: set[str],
+    known: Callable[[str], bool],
+) -> list[Finding]:
+    """Appended ``facts.jsonl`` lines follow the §9.5 envelope and name ids
+    that exist (events, nodes, or facts before them)."""
+    from git_gasp.core.projections import parse_facts
+
+    out: list[Finding] = []
+    ids = set(fact_ids)
+    envelope = "a fact line is {id, ts_ms, text, derived_from, supersedes} (git gasp fact add)"
+    for i, raw in enumerate(chunk.split(b"\n")):
+        text = raw.decode("utf-8", "replace")
+        if not text.strip():
+            continue
+        n = first_line + i
+        facts = parse_facts(text).facts
+        if not facts:
+            out.append(Finding(path, n, "facts", "not a fact in the GASP envelope", envelope))
+            continue
+        fact = facts[0]
+        if fact.id in ids:
+            out.append(Finding(path, n, "facts", f"duplicate fact id {fact.id}", envelope))
+        for ref in fact.derived_from:
+            if ref not in ids and not known(ref):
+                message = f"derived_from names {ref}, which is no event, node or fact"
+                out.append(Finding(path, n, "facts", message, "name ids that exist"))
+        if fact.supersedes is not None and fact.supersedes not in ids:
+            message = f"supersedes {fact.supersedes}, which is no earlier fact"
+            out.append(Finding(path, n, "facts", message, "supersede an existing fact"))
+        ids.add(fact.id)
+    return out
+
+
+# -- identity, skills, control plane -----------------------------------------------
+
+
+def check_identity(
+    identity_changed: bool,
+    manifest_before: bytes | None,
+    manifest_after: bytes | None,
+    digest_after: str | None,
+    appended: Iterable[Event],
+    log_path: str,
+) -> list[Finding]:
+    """§9.7: identity/ changes only with its new hash in AGENT.md and an
+    appended decision.created; the hash never changes on its own. The commit
+    that creates ``AGENT.md`` (``manifest_before`` None) only needs the hash."""
+
+    def declared(data: bytes | None) -> str | None:
+        if data is None:
+            return None
+        return declared_identity_hash(data.decode("utf-8", "replace")).value
+
+    before, after = declared(manifest_before), declared(manifest_after)
+    if not identity_changed:
+        if before != after and manifest_before is not None:
+            return [
+                Finding(
+                    "AGENT.md",
+                    _hash_line(manifest_after),
+                    "identity",
+                    "identity_hash changed but identity/ did not",
+                    IDENTITY_HINT,
+                )
+            ]
+        return []
+    out: list[Finding] = []
+    if digest_after is None or after != digest_after:
+        message = "identity/ changed but AGENT.md's identity_hash is not its new digest" + (
+            f" ({digest_after})" if digest_after else ""
+        )
+        out.append(
+            Finding("AGENT.md", _hash_line(manifest_after), "identity", message, IDENTITY_HINT)
+        )
+    if manifest_before is not None and not any(e.kind == "decision.created" for e in appended):
+        # (a new agent's first commit creates its identity; no decision to record)
+        message = "identity/ changed without a decision.created event in the same commit"
+        out.append(Finding(log_path, None, "identity", message, IDENTITY_HINT))
+    return out
+
+
+def _hash_line(manifest: bytes | None) -> int | None:
+    if manifest is None:
+        return None
+    for n, line in enumerate(manifest.split(b"\n"), 1):
+        if line.strip().startswith(b"identity_hash:"):
+            return n
+    return None
+
+
+def check_skills(changed: Sequence[str], skill_files: dict[str, bytes]) -> list[Finding]:
+    """At most one skill per commit; each changed ``SKILL.md`` (path -> bytes,
+    as committed) has valid frontmatter."""
+    from git_gasp.core.skill import check_skill, skill_of, skills_changed_together
+
+    out: list[Finding] = []
+    together = skills_changed_together(changed)
+    if together:
+        out.append(
+            Finding(
+                "skills/",
+                None,
+                "skill",
+                f"{len(together)} skills change in one commit ({', '.join(together)})",
+                "commit each skill change on its own",
+            )
+        )
+    for path, data in sorted(skill_files.items()):
+        name = skill_of(path)
+        if name is None:
+            continue
+        skill = check_skill(name, data)
+        for problem in skill.problems:
+            out.append(Finding(path, None, "skill", problem, "fix the SKILL.md frontmatter"))
+    return out
+
+
+def check_control_plane(paths: Iterable[str]) -> list[Finding]:
+    """The local control plane is never committed."""
+    return [
+        Finding(
+            path,
+            None,
+            "control-plane",
+            "local run state is never committed",
+            f"git rm --cached {path} (git gasp init lists it in .gitignore)",
+        )
+        for path in sorted(paths)
+        if path in CONTROL_PLANE
+    ]
+
+
+# -- commit messages ------------------------------------------------------------------
+
+
+def trailer_findings(message: str, events: Iterable[Event], where: str) -> list[Finding]:
+    """A commit that appends a ``run.finished`` carries exactly one ``Run-Id``,
+    ``Goal`` and ``Outcome`` trailer naming that run and its outcome (in the
+    final trailer block, as git parses it); every ``Agent-Session`` value
+    follows the grammar. ``where`` names the message in findings."""
+    from git_gasp.core.trailers import is_session_ref, parse_trailers, values
+
+    trailers = parse_trailers(message)
+    out: list[Finding] = []
+    for value in values(trailers, "Agent-Session"):
+        if not is_session_ref(value):
+            out.append(
+                Finding(
+                    where,
+                    None,
+                    "trailer",
+                    f"Agent-Session {value!r} is not "
+                    "<agent>:[<namespace>:]<sessionId>[#<recordRef>]",
+                    "name the session, not a URL (Agent-Session-Url may carry a link)",
+                )
+            )
+    finished = [e for e in events if e.kind == "run.finished"]
+    if not finished:
+        return out
+    hint = "close runs with: git gasp run close --outcome TEXT (it writes these trailers)"
+    if len(finished) > 1:
+        ids = ", ".join(_payload_str(e, "run_id") or e.id for e in finished)
+        message_ = f"one commit closes {len(finished)} runs ({ids}); a boundary commit closes one"
+        return [*out, Finding(where, None, "trailer", message_, hint)]
+    event = finished[0]
+    expected = {
+        "Run-Id": _payload_str(event, "run_id"),
+        "Goal": None,
+        "Outcome": _payload_str(event, "outcome"),
+    }
+    for key, want in expected.items():
+        got = values(trailers, key)
+        if len(got) != 1:
+            message_ = (
+                f"the commit closes run {expected['Run-Id']} and needs exactly one {key} "
+                f"trailer (found {len(got)})"
+            )
+            out.append(Finding(where, None, "trailer", message_, hint))
+        elif want is not None and _norm(got[0]) != _norm(want):
+            message_ = f"{key} trailer is {got[0]!r} but the run.finished event says {want!r}"
+            out.append(Finding(where, None, "trailer", message_, hint))
+    return out
+
+
+def _payload_str(event: Event, key: str) -> str | None:
+    value = event.payload.get(key) if isinstance(event.payload, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,117 @@
+"""What a change to the event log is judged against: the log before it.
+
+A hook judges only the lines a change appends, so it needs from the older
+version of the log just what those lines can refer to: the event ids and
+their kinds (causation, duplicates, ops chained to ops), the entity each
+paired domain event names (check 7), the node ids a strict fold has created
+(an op naming a missing node would be skipped), and the physical line count
+(to report appended lines by their line number in the file).
+
+A context is a pure function of the log's bytes, so an adapter may cache it
+under the blob id of those bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from git_gasp.core.checks import PAIRED_KINDS
+from git_gasp.core.event import OPS_APPLIED, Event
+from git_gasp.core.log import parse_log
+from git_gasp.core.ops import CreateNode, OpsError, parse_ops
+
+FORMAT = 1
+
+
+class LogContext:
+    """Ids, kinds, entities and nodes of a log version (see module docstring).
+
+    Contexts grow by :meth:`extend`; :meth:`fork` copies one that another
+    change will also extend.
+    """
+
+    __slots__ = ("entities", "kinds", "lines", "nodes")
+
+    def __init__(
+        self,
+        kinds: dict[str, str] | None = None,
+        entities: dict[str, str] | None = None,
+        nodes: set[str] | None = None,
+        lines: int = 0,
+    ) -> None:
+        self.kinds = kinds if kinds is not None else {}
+        self.entities = entities if entities is not None else {}
+        self.nodes = nodes if nodes is not None else set()
+        self.lines = lines
+
+    def fork(self) -> LogContext:
+        return LogContext(dict(self.kinds), dict(self.entities), set(self.nodes), self.lines)
+
+    def extend(self, events: Iterable[Event], lines: int) -> None:
+        """Add ``events`` (appended as ``lines`` more physical lines)."""
+        kinds, entities, nodes = self.kinds, self.entities, self.nodes
+        for event in events:
+            kinds.setdefault(event.id, event.kind)
+            if event.kind in PAIRED_KINDS:
+                payload = event.payload
+                entity = payload.get("id") if isinstance(payload, dict) else None
+                if isinstance(entity, str):
+                    entities.setdefault(event.id, entity)
+            elif event.kind == OPS_APPLIED:
+                nodes.update(_created(event))
+        self.lines += lines
+
+    def to_value(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "lines": self.lines,
+            "kinds": self.kinds,
+            "entities": self.entities,
+            "nodes": sorted(self.nodes),
+        }
+
+    @classmethod
+    def from_value(cls, value: Any) -> LogContext | None:
+        """The context :meth:`to_value` wrote, or None for anything else."""
+        try:
+            if value["format"] != FORMAT or type(value["lines"]) is not int:
+                return None
+            kinds, entities, nodes = value["kinds"], value["entities"], value["nodes"]
+            if not (isinstance(kinds, dict) and isinstance(entities, dict)):
+                return None
+            if not all(type(v) is str for v in (*kinds.values(), *entities.values(), *nodes)):
+                return None
+            return cls(kinds, entities, set(nodes), value["lines"])
+        except (KeyError, TypeError):
+            return None
+
+
+def _created(event: Event) -> list[str]:
+    payload = event.payload
+    if type(payload) is list and all(
+        type(op) is dict and len(op) == 1 and type(next(iter(op.values()))) is dict
+        for op in payload
+    ):
+        # the runtime's plain shape: [{"CreateNode": {"id": …}}, …]
+        return [
+            op["CreateNode"]["id"]
+            for op in payload
+            if "CreateNode" in op and type(op["CreateNode"].get("id")) is str
+        ]
+    try:
+        return [op.id for op in parse_ops(payload) if isinstance(op, CreateNode)]
+    except OpsError:
+        return []  # a malformed batch creates nothing (the fold fails on it)
+
+
+def physical_lines(data: bytes) -> int:
+    """Lines in ``data`` as an editor counts them (an unterminated tail counts)."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def context_of(data: bytes) -> LogContext:
+    """The context of a whole log version (unparseable lines contribute nothing)."""
+    context = LogContext()
+    context.extend(parse_log(data).events, physical_lines(data))
+    return context

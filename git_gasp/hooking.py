@@ -1,0 +1,377 @@
+"""The hooks: what each one judges, and how it reports.
+
+* ``pre-commit``: the staged index against HEAD.
+* ``commit-msg``: a commit that appends a ``run.finished`` carries exactly one
+  ``Run-Id``, ``Goal`` and ``Outcome`` trailer naming that run and its
+  outcome; every ``Agent-Session`` value follows the grammar.
+* ``pre-push``: every commit being pushed that the remote does not have.
+* ``pre-receive`` (a git server): every new commit of every pushed ref, forced
+  updates and branch deletions, and updates of ``refs/notes/agent-sessions``.
+* ``post-receive``: records an audited bypass.
+
+Every hook prints one line per violation to stderr and exits 1 when it
+rejects, 0 when all is well (silently). The server hook fails closed: an
+internal error rejects the push with a message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple, TextIO
+
+from git_gasp import changes, gitrepo, store
+from git_gasp.changes import Judged, Step
+from git_gasp.core.change import Finding, edit_finding, split_lines, trailer_findings
+from git_gasp.core.event import Event
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+
+ZERO = frozenset({"0" * 40, "0" * 64})
+NOTES_REF = "refs/notes/agent-sessions"
+RULES_HINT = "git-gasp-hooks(1) lists the rules"
+AUDIT_LOG = "audit.log"
+#: refs other tools own; the server hook leaves them alone
+FOREIGN = ("refs/agents/", "refs/sessions/", "refs/entire/", "refs/notes/ai")
+APPEND_ONLY_PATHS = ("state/events.jsonl", "memory/facts.jsonl", "journal/JOURNAL.md")
+
+
+class Rejected(GaspError):
+    """A hook that found violations (exit 1); they were already printed."""
+
+    exit_code = FINDINGS
+
+
+def _line(finding: Finding, prefix: str = "") -> str:
+    where = finding.where()
+    return f"gasp: {prefix}{where}: [{finding.rule}] {finding.message} (hint: {finding.hint})"
+
+
+def report(findings: Sequence[Judged], out: TextIO, ref: str | None = None) -> None:
+    # GitLab shows a pre-receive line in its web UI when it starts GL-HOOK-ERR:
+    lead = "GL-HOOK-ERR: " if os.environ.get("GL_ID") else ""
+    for judged in findings:
+        prefix = f"{ref} " if ref else ""
+        if judged.step:
+            prefix += f"{judged.step[:7]} "
+        out.write(lead + _line(judged.finding, prefix) + "\n")
+
+
+def _done(findings: Sequence[Judged], what: str) -> None:
+    if findings:
+        commits = len({j.step for j in findings if j.step})
+        where = f" in {commits} commit{'s' * (commits != 1)}" if commits else ""
+        n = len(findings)
+        raise Rejected(f"{what}: {n} violation{'s' * (n != 1)}{where}", RULES_HINT)
+
+
+# -- pre-commit ---------------------------------------------------------------------
+
+
+def pre_commit(repo: str, out: TextIO) -> None:
+    """Judge the staged index against HEAD."""
+    step = changes.index_step(repo)
+    if not step.paths:
+        return
+    found = changes.judge(repo, [step])
+    report(found, out)
+    _done(found, "commit refused")
+
+
+# -- commit-msg ---------------------------------------------------------------------
+
+
+def staged_events(repo: str) -> list[Event]:
+    """The events the staged index appends to the log (best effort: a log
+    the pre-commit hook would refuse yields what parses)."""
+    from git_gasp.core.log import parse_log
+
+    head = gitrepo.head(repo)
+    path = APPEND_ONLY_PATHS[0]
+    specs = [f":{path}"] + ([f"{head}:{path}"] if head else [])
+    info = gitrepo.object_info(repo, specs)
+    staged = info[0]
+    before = info[1] if head else None
+    if staged is None or (before is not None and before.oid == staged.oid):
+        return []
+    with gitrepo.BlobReader(repo) as reader:
+        data = reader.read(staged.oid)
+    start = before.size if before is not None else 0
+    return list(parse_log(data[start:]).events)
+
+
+def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
+    try:
+        with open(message_file, "rb") as fh:
+            message = fh.read().decode("utf-8", "replace")
+    except OSError as exc:
+        raise GaspError(f"cannot read {message_file}: {exc.strerror}", None, USAGE) from None
+    where = os.path.basename(message_file)
+    found = [Judged("", f) for f in trailer_findings(message, staged_events(repo), where)]
+    report(found, out)
+    _done(found, "commit refused")
+
+
+# -- pre-push -----------------------------------------------------------------------
+
+
+class Update(NamedTuple):
+    old: str
+    new: str
+    ref: str
+
+
+def pushed_commits(repo: str, tip: str, exclude: Sequence[str], remote: str | None) -> list[Step]:
+    """Commits reachable from ``tip`` that the remote lacks, parents first."""
+    args = ["rev-list", "--topo-order", "--reverse", "--parents", tip]
+    args += [f"^{c}" for c in exclude]
+    if remote:
+        args += ["--not", f"--remotes={remote}"]
+    walk = []
+    for line in gitrepo.run(repo, args).decode().split("\n"):
+        if line:
+            commit, *parents = line.split(" ")
+            walk.append((commit, tuple(parents)))
+    return changes.commit_steps(repo, walk)
+
+
+def _exists(repo: str, oid: str) -> bool:
+    info = gitrepo.object_info(repo, [oid])
+    return bool(info and info[0] is not None)
+
+
+def pre_push(
+    repo: str, remote: str | None, lines: Iterable[str], env: Mapping[str, str], out: TextIO
+) -> None:
+    """Validate what is being pushed: git's stdin lines, or the pre-commit
+    framework's ``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF``."""
+    targets: list[tuple[str, str, str]] = []  # (local oid, remote oid, ref)
+    if env.get("PRE_COMMIT_TO_REF"):
+        remote = env.get("PRE_COMMIT_REMOTE_NAME") or remote
+        ref = env.get("PRE_COMMIT_REMOTE_BRANCH") or env.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
+        targets.append((env["PRE_COMMIT_TO_REF"], env.get("PRE_COMMIT_FROM_REF", ""), ref))
+    elif env.get("PRE_COMMIT") and env.get("PRE_COMMIT_REMOTE_NAME"):
+        # the framework gives a first push to an empty remote neither refs nor
+        # stdin: judge what this branch has that the remote's branches lack
+        remote = env["PRE_COMMIT_REMOTE_NAME"]
+        targets.append(("HEAD", "", env.get("PRE_COMMIT_REMOTE_BRANCH") or "HEAD"))
+    for line in lines:
+        fields = line.split()
+        if len(fields) == 4:
+            targets.append((fields[1], fields[3], fields[2]))
+    found: list[tuple[str, Judged]] = []
+    for local, theirs, ref in targets:
+        if local in ZERO or ref.startswith("refs/notes/"):
+            continue
+        exclude = [theirs] if theirs and theirs not in ZERO and _exists(repo, theirs) else []
+        steps = pushed_commits(repo, local, exclude, remote)
+        found += [(ref, j) for j in changes.judge(repo, steps)]
+    for ref, judged in found:
+        report([judged], out, ref)
+    _done([j for _, j in found], "push refused")
+
+
+# -- the server: pre-receive and post-receive ---------------------------------------
+
+
+def read_updates(lines: Iterable[str]) -> list[Update]:
+    updates = []
+    for n, line in enumerate(lines, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 3:
+            raise GaspError(f"pre-receive input line {n} is not '<old> <new> <ref>': {line!r}")
+        updates.append(Update(*fields))
+    return updates
+
+
+def push_options(env: Mapping[str, str]) -> list[str]:
+    try:
+        count = int(env.get("GIT_PUSH_OPTION_COUNT", "0"))
+    except ValueError:
+        return []
+    return [env.get(f"GIT_PUSH_OPTION_{i}", "") for i in range(count)]
+
+
+def bypass_reason(repo: str, env: Mapping[str, str]) -> str | None:
+    """The reason of an allowed ``-o gasp.bypass=<reason>``, else None."""
+    reasons = [o.split("=", 1)[1] for o in push_options(env) if o.startswith("gasp.bypass=")]
+    if not reasons or not reasons[0].strip():
+        return None
+    if gitrepo.config_value(repo, "gasp.allowBypass", "bool") != "true":
+        return None
+    return reasons[0].strip()
+
+
+def pusher(env: Mapping[str, str]) -> str:
+    for key in ("GL_USERNAME", "GITHUB_USER_LOGIN", "GITEA_PUSHER_NAME", "REMOTE_USER", "USER"):
+        if env.get(key):
+            return env[key]
+    return "unknown"
+
+
+def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: TextIO) -> None:
+    """Judge a push on the server (see module docstring)."""
+    updates = read_updates(lines)
+    found: list[tuple[str, Judged]] = []
+    judged_tips: set[str] = set()
+    for update in updates:
+        if update.ref.startswith(FOREIGN):
+            continue
+        if update.ref == NOTES_REF:
+            found += [(update.ref, j) for j in _notes_findings(repo, update)]
+            continue
+        if update.ref.startswith("refs/notes/"):
+            continue
+        if update.new in ZERO:
+            found += [(update.ref, j) for j in _deletion(repo, update)]
+            continue
+        if update.new not in judged_tips:
+            judged_tips.add(update.new)
+            steps = changes.commit_steps(repo, gitrepo.new_commits(repo, update.new))
+            found += [(update.ref, j) for j in changes.judge(repo, steps)]
+        if update.old not in ZERO and update.ref.startswith("refs/heads/"):
+            if not _is_ancestor(repo, update.old, update.new):  # a forced update
+                found += [(update.ref, j) for j in _forced(repo, update)]
+    if not found:
+        return
+    for ref, judged in found:
+        report([judged], out, ref)
+    requested = any(o.startswith("gasp.bypass=") for o in push_options(env))
+    reason = bypass_reason(repo, env)
+    if reason is not None and _audit_writable(repo):
+        out.write(f"gasp: bypass by {pusher(env)} ({reason}): violations above not enforced\n")
+        return
+    if requested:
+        why = (
+            "gasp.allowBypass is not set on this server"
+            if reason is None
+            else "its audit log cannot be written"
+        )
+        out.write(f"gasp: bypass requested but refused: {why}\n")
+    _done([j for _, j in found], "push rejected")
+
+
+def _audit_path(repo: str) -> str:
+    return os.path.join(gitrepo.repo_info(repo).common_dir, "gasp", AUDIT_LOG)
+
+
+def _audit_writable(repo: str) -> bool:
+    """A bypass is only honoured when post-receive will be able to record it."""
+    path = _audit_path(repo)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "ab"):
+            pass
+        return True
+    except OSError:
+        return False
+
+
+def _is_ancestor(repo: str, old: str, new: str) -> bool:
+    """A fast-forward: its new commits were each judged against their parents."""
+    try:
+        gitrepo.run(repo, ["merge-base", "--is-ancestor", old, new])
+        return True
+    except gitrepo.GitError:
+        return False
+
+
+def _deletion(repo: str, update: Update) -> list[Judged]:
+    if not update.ref.startswith("refs/heads/"):
+        return []
+    if gitrepo.config_value(repo, "gasp.allowDeletion", "bool") == "true":
+        return []
+    info = gitrepo.object_info(repo, [f"{update.old}:{APPEND_ONLY_PATHS[0]}"])
+    if not info or info[0] is None:
+        return []
+    finding = Finding(
+        APPEND_ONLY_PATHS[0],
+        None,
+        "append-only",
+        f"deleting {update.ref} would drop an agent's log",
+        "keep the branch, or let the server allow it: git config gasp.allowDeletion true",
+    )
+    return [Judged(update.old, finding)]
+
+
+def _forced(repo: str, update: Update) -> list[Judged]:
+    """A ref update must keep every committed line of the old tip's
+    append-only files (a forced push of an older or rewritten history fails)."""
+    specs = [f"{rev}:{p}" for p in APPEND_ONLY_PATHS for rev in (update.old, update.new)]
+    info = gitrepo.object_info(repo, specs)
+    out: list[Judged] = []
+    with gitrepo.BlobReader(repo) as reader:
+        for i, path in enumerate(APPEND_ONLY_PATHS):
+            old, new = info[2 * i], info[2 * i + 1]
+            if old is None or (new is not None and new.oid == old.oid):
+                continue
+            if new is None:
+                message = f"the update of {update.ref} drops the file (a forced push?)"
+                out.append(Judged(update.new, Finding(path, None, "append-only", message, _FORCE)))
+                continue
+            before, after = reader.read(old.oid), reader.read(new.oid)
+            if after.startswith(before):
+                continue
+            if _keeps_lines(before, after):
+                continue  # a merge that interleaves lines keeps them all
+            finding = edit_finding(path, before, after)
+            message = f"forced update of {update.ref}: {finding.message}"
+            out.append(Judged(update.new, finding._replace(message=message, hint=_FORCE)))
+    return out
+
+
+_FORCE = "never rewrite a pushed agent log; push new commits on top instead"
+
+
+def _keeps_lines(before: bytes, after: bytes) -> bool:
+    """Every line of ``before`` is in ``after``, in order."""
+    tail = iter(split_lines(after))
+    return all(any(line == other for other in tail) for line in split_lines(before))
+
+
+def _notes_findings(repo: str, update: Update) -> list[Judged]:
+    """New notes under refs/notes/agent-sessions hold references and digests only."""
+    from git_gasp.core.notes import check_note
+
+    if update.new in ZERO:
+        return []
+    steps = changes.commit_steps(repo, gitrepo.new_commits(repo, update.new))
+    specs = [f"{s.name}:{p}" for s in steps for p in sorted(s.paths)]
+    info = gitrepo.object_info(repo, specs)
+    out: list[Judged] = []
+    with gitrepo.BlobReader(repo) as reader:
+        for spec, blob in zip(specs, info, strict=True):
+            if blob is None or blob.type != "blob":
+                continue
+            commit, _, path = spec.partition(":")
+            for problem in check_note(reader.read(blob.oid)):
+                message = f"note for {path.replace('/', '')[:12]}: {problem.message}"
+                hint = "notes carry session references and sha256 digests only (git gasp notes add)"
+                finding = Finding(NOTES_REF, problem.line, "notes", message, hint)
+                out.append(Judged(commit, finding))
+    return out
+
+
+def post_receive(repo: str, lines: Iterable[str], env: Mapping[str, str]) -> None:
+    """Append an allowed bypass to ``<git-dir>/gasp/audit.log`` (JSON lines)."""
+    reason = bypass_reason(repo, env)
+    if reason is None:
+        return
+    record = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "pusher": pusher(env),
+        "reason": reason,
+        "refs": [u._asdict() for u in read_updates(lines)],
+    }
+    path = _audit_path(repo)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with store.locked(path) as log:
+        log.write((json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
+
+
+def stdin_lines() -> list[str]:
+    return sys.stdin.read().splitlines()

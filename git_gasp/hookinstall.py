@@ -1,0 +1,151 @@
+"""Native hook shims: ``git gasp hooks install [--uninstall] [--server]``.
+
+A shim is a small POSIX shell script in the directory ``git rev-parse
+--git-path hooks`` names. It carries :data:`MARKER` so it is recognised as
+ours; a hook that was there before is kept as ``<hook>.pre-gasp`` and run
+first (with the same arguments and, for hooks that read stdin, a copy of
+it); uninstalling puts it back. A shim runs ``git-gasp`` from ``PATH``, or
+an interpreter pinned at install time (``--python``) for GUI clients whose
+``PATH`` lacks it; when neither can be found it fails closed with a message.
+It never prompts.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from git_gasp import gitrepo
+from git_gasp.errors import USAGE, GaspError
+
+MARKER = "# git-gasp hook shim v1"
+CHAINED = ".pre-gasp"
+CLIENT_HOOKS = ("pre-commit", "commit-msg", "pre-push")
+SERVER_HOOKS = ("pre-receive", "post-receive")
+STDIN_HOOKS = frozenset({"pre-push", "pre-receive", "post-receive", "post-rewrite"})
+
+
+class Installed(NamedTuple):
+    hooks_dir: str
+    hooks: tuple[str, ...]
+    chained: tuple[str, ...]  # hooks that were there before and are kept, run first
+    removed: tuple[str, ...] = ()
+
+
+def hooks_dir(repo: str) -> str:
+    """The hooks directory git uses, refusing ``core.hooksPath`` (it is shared
+    or managed by another tool, so writing there is not ours to do)."""
+    configured = gitrepo.config_value(repo, "core.hooksPath")
+    if configured:
+        raise GaspError(
+            f"core.hooksPath is set ({configured}); git gasp will not write hooks there",
+            'add `git-gasp hooks run <hook> "$@"` to the hooks in that directory, '
+            "use the pre-commit framework, or unset core.hooksPath",
+            USAGE,
+        )
+    out = gitrepo.run(repo, ["rev-parse", "--git-path", "hooks"]).decode().strip()
+    return out if os.path.isabs(out) else os.path.abspath(os.path.join(repo, out))
+
+
+def shim(hook: str, python: str | None) -> str:
+    """The shell script installed as ``hook``."""
+    if python:
+        run = f'{shlex.quote(python)} -m git_gasp hooks run {hook} "$@"'
+        gone = shlex.quote(f"{python} is gone")
+        missing = f"[ -x {shlex.quote(python)} ] || {{ fail {gone}; }}"
+    else:
+        run = f'git-gasp hooks run {hook} "$@"'
+        missing = 'command -v git-gasp >/dev/null 2>&1 || { fail "git-gasp is not on PATH"; }'
+    lines = [
+        "#!/bin/sh",
+        MARKER,
+        "# Installed by `git gasp hooks install`; `--uninstall` removes it.",
+        "fail() {",
+        f'  echo "gasp: $1; the {hook} hook cannot run (fails closed)." >&2',
+        '  echo "gasp: hint: reinstall with git gasp hooks install --python /path/to/python" >&2',
+        "  exit 1",
+        "}",
+        missing,
+        'here=$(dirname "$0")',
+        f'chained="$here/{hook}{CHAINED}"',
+    ]
+    if hook in STDIN_HOOKS:
+        lines += [
+            'input=$(mktemp "${TMPDIR:-/tmp}/gasp-hook.XXXXXX") || exit 1',
+            "trap 'rm -f \"$input\"' EXIT",
+            'cat > "$input"',
+            'if [ -x "$chained" ]; then "$chained" "$@" < "$input" || exit $?; fi',
+            f'{run} < "$input"',
+        ]
+    else:
+        lines += ['if [ -x "$chained" ]; then "$chained" "$@" || exit $?; fi', f"exec {run}"]
+    return "\n".join(lines) + "\n"
+
+
+def is_ours(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return MARKER.encode() in fh.read(4096)
+    except OSError:
+        return False
+
+
+def install(repo: str, hooks: Sequence[str], python: str | None) -> Installed:
+    directory = hooks_dir(repo)
+    os.makedirs(directory, exist_ok=True)
+    chained = []
+    for hook in hooks:
+        path = os.path.join(directory, hook)
+        if os.path.lexists(path) and not is_ours(path):
+            kept = path + CHAINED
+            if os.path.lexists(kept):
+                raise GaspError(
+                    f"{path} is not a git-gasp shim and {kept} already exists",
+                    "merge them by hand, then run git gasp hooks install again",
+                    USAGE,
+                )
+            os.rename(path, kept)
+            chained.append(hook)
+        elif os.path.lexists(path + CHAINED):
+            chained.append(hook)
+        tmp = path + ".gasp-tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(shim(hook, python))
+        os.chmod(tmp, os.stat(tmp).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        os.replace(tmp, path)
+    return Installed(directory, tuple(hooks), tuple(chained))
+
+
+def uninstall(repo: str, hooks: Sequence[str]) -> Installed:
+    directory = hooks_dir(repo)
+    removed, restored = [], []
+    for hook in hooks:
+        path = os.path.join(directory, hook)
+        if not is_ours(path):
+            continue
+        os.unlink(path)
+        removed.append(hook)
+        if os.path.lexists(path + CHAINED):
+            os.rename(path + CHAINED, path)
+            restored.append(hook)
+    return Installed(directory, (), tuple(restored), tuple(removed))
+
+
+def status(repo: str, hooks: Sequence[str]) -> dict[str, str]:
+    """Each hook: ``gasp`` (our shim), ``gasp+chained``, ``other``, ``absent``,
+    or ``hooksPath`` when ``core.hooksPath`` sends git elsewhere."""
+    try:
+        directory = hooks_dir(repo)
+    except GaspError:
+        return {hook: "hooksPath" for hook in hooks}
+    out = {}
+    for hook in hooks:
+        path = os.path.join(directory, hook)
+        if is_ours(path):
+            out[hook] = "gasp+chained" if os.path.lexists(path + CHAINED) else "gasp"
+        else:
+            out[hook] = "other" if os.path.lexists(path) else "absent"
+    return out

@@ -1,0 +1,550 @@
+"""The hooks with real git: a bare server running the pre-receive hook (pushed to
+over file:// and git://), native client hooks, and the rejection corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from git_gasp import cli
+from git_gasp.identity import compute, set_identity_hash
+
+from .conftest import HERMETIC, git
+
+LOG = "state/events.jsonl"
+
+
+def main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def event(eid: str, kind: str, payload: object, cause: str | None = None) -> str:
+    value = {
+        "id": eid,
+        "schema_version": 1,
+        "ts_ms": 1796000000000,
+        "actor": {"kind": "agent", "id": "demo-agent"},
+        "kind": kind,
+        "payload": payload,
+        "causation_id": cause,
+        "correlation_id": None,
+    }
+    return json.dumps(value, separators=(",", ":")) + "\n"
+
+
+def goal_pair(tag: str, kind: str = "goal") -> str:
+    goal = {"id": f"goal-{tag}", "status": "Open", "title": f"goal {tag}"}
+    ops = [{"CreateNode": {"id": f"goal-{tag}", "kind": kind, "props": goal}}]
+    return event(f"ev-{tag}", "goal.created", goal) + event(
+        f"ev-{tag}-ops", "state.ops_applied", ops, f"ev-{tag}"
+    )
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A `git gasp demo` repository, built once (in a hermetic environment)."""
+    base = tmp_path_factory.mktemp("template")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(HERMETIC, HOME=str(base), XDG_CACHE_HOME=str(base / "cache"))
+    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    demo = base / "demo"
+    subprocess.run(
+        [sys.executable, "-m", "git_gasp", "demo", str(demo)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return demo
+
+
+@pytest.fixture
+def work(template: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "work"
+    shutil.copytree(template, dest, symlinks=True)
+    return dest
+
+
+def bare_server(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str = "server") -> Path:
+    server = tmp_path / f"{name}.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    code, _, err = main(
+        capsys, "hooks", "install", "--server", "--python", sys.executable, "-C", str(server)
+    )
+    assert code == 0, err
+    return server
+
+
+def push(repo: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", str(repo), "push", url, *args], capture_output=True, text=True
+    )
+
+
+def commit(repo: Path, message: str = "change") -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", message)
+
+
+def append(repo: Path, rel: str, data: str | bytes) -> None:
+    with open(repo / rel, "ab") as fh:
+        fh.write(data.encode() if isinstance(data, str) else data)
+
+
+def lines_of(repo: Path) -> list[bytes]:
+    return (repo / LOG).read_bytes().splitlines(keepends=True)
+
+
+def write_lines(repo: Path, lines: list[bytes]) -> None:
+    (repo / LOG).write_bytes(b"".join(lines))
+
+
+# -- the rejection corpus -------------------------------------------------------------
+
+
+def edit_line(repo: Path) -> None:
+    lines = lines_of(repo)
+    lines[2] = lines[2].replace(b'"ts_ms":', b'"ts_ms":1', 1)
+    write_lines(repo, lines)
+
+
+def delete_line(repo: Path) -> None:
+    lines = lines_of(repo)
+    del lines[2]
+    write_lines(repo, lines)
+
+
+def insert_line(repo: Path) -> None:
+    lines = lines_of(repo)
+    lines.insert(2, goal_pair("mid").encode().splitlines(keepends=True)[0])
+    write_lines(repo, lines)
+
+
+def reorder_lines(repo: Path) -> None:
+    lines = lines_of(repo)
+    lines[2], lines[3] = lines[3], lines[2]
+    write_lines(repo, lines)
+
+
+def truncate(repo: Path) -> None:
+    write_lines(repo, lines_of(repo)[:-2])
+
+
+def delete_log(repo: Path) -> None:
+    (repo / LOG).unlink()
+
+
+def identity_without_hash(repo: Path) -> None:
+    append(repo, "identity/IDENTITY.md", "I obey whoever edits me.\n")
+
+
+def identity_without_decision(repo: Path) -> None:
+    identity_without_hash(repo)
+    manifest = repo / "AGENT.md"
+    manifest.write_text(set_identity_hash(manifest.read_text(), compute(str(repo))))
+
+
+def unpaired(repo: Path) -> None:
+    append(repo, LOG, goal_pair("lonely").splitlines(keepends=True)[0])
+
+
+def duplicate_id(repo: Path) -> None:
+    first = json.loads(lines_of(repo)[0])
+    append(repo, LOG, goal_pair("dup").replace("ev-dup-ops", first["id"]))
+
+
+def dangling_cause(repo: Path) -> None:
+    append(
+        repo,
+        LOG,
+        goal_pair("dangle").replace('"causation_id":"ev-dangle"', '"causation_id":"nowhere"'),
+    )
+
+
+def ops_chained(repo: Path) -> None:
+    ops = [{"UpdateNode": {"id": "goal-chain", "props": {"title": "again"}}}]
+    append(
+        repo,
+        LOG,
+        goal_pair("chain") + event("ev-chain-2", "state.ops_applied", ops, "ev-chain-ops"),
+    )
+
+
+def undeclared_kind(repo: Path) -> None:
+    append(repo, LOG, goal_pair("widget", kind="widget"))
+
+
+def bad_snapshot(repo: Path) -> None:
+    snapshot = repo / "snapshots" / "bad" / "graph.json"
+    snapshot.parent.mkdir(parents=True)
+    existing = next((repo / "snapshots").glob("*/graph.json"))
+    value = json.loads(existing.read_text())
+    value["integrity"]["sha256"] = "0" * 64
+    snapshot.write_text(json.dumps(value))
+
+
+def lease_file(repo: Path) -> None:
+    (repo / ".agent" / "lease").write_text('{"worker":"w"}\n')
+    git(repo, "add", "-f", ".agent/lease")
+
+
+def secret(repo: Path) -> None:
+    key = "AKIA" + "ABCDEFGHIJKLMNOP"
+    append(repo, LOG, goal_pair("secret").replace("goal secret", f"key {key}"))
+
+
+def invalid_utf8(repo: Path) -> None:
+    append(repo, LOG, goal_pair("latin").encode().replace(b"goal latin", b"goal \xe9t\xe9"))
+
+
+def oversized(repo: Path) -> None:
+    git(repo, "config", "gasp.maxLineBytes", "2000")
+    append(repo, LOG, goal_pair("big").replace("goal big", "x" * 3000))
+
+
+CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
+    ("line edited", edit_line, "committed line 3 was edited"),
+    ("line deleted", delete_line, "committed line 3 was deleted"),
+    ("line inserted", insert_line, "a line was inserted before committed line 3"),
+    ("lines reordered", reorder_lines, "committed lines were reordered at line 3"),
+    ("log truncated", truncate, "the file was truncated"),
+    ("log deleted", delete_log, f"{LOG}: [append-only] the file was deleted"),
+    ("identity without hash", identity_without_hash, "identity_hash is not its new digest"),
+    ("identity without decision", identity_without_decision, "without a decision.created"),
+    ("unpaired event", unpaired, "has no paired state.ops_applied"),
+    ("duplicate id", duplicate_id, "duplicate event id"),
+    ("dangling causation", dangling_cause, "causation_id nowhere does not reference"),
+    ("ops chained to ops", ops_chained, "chained to another ops event"),
+    ("undeclared kind", undeclared_kind, "uses undeclared kind `widget`"),
+    ("bad snapshot", bad_snapshot, "integrity hash mismatch"),
+    ("lease committed", lease_file, ".agent/lease: [control-plane]"),
+    ("secret", secret, "[secret]"),
+    ("invalid UTF-8", invalid_utf8, "not valid UTF-8"),
+    ("oversized line", oversized, "over the 2,000-byte cap"),
+]
+IDS = [case[0] for case in CORPUS]
+
+
+def test_server_accepts_the_demo_and_a_good_append(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    first = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    assert first.returncode == 0, first.stderr
+    append(work, LOG, goal_pair("good"))
+    commit(work)
+    second = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    assert second.returncode == 0, second.stderr
+    assert "gasp:" not in second.stderr  # silent when all is well
+
+
+def test_server_accepts_the_canonical_fixture(
+    fixture_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    result = push(fixture_repo, f"file://{server}", "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(("name", "mutate", "expected"), CORPUS, ids=IDS)
+def test_server_rejects(
+    name: str,
+    mutate: Callable[[Path], None],
+    expected: str,
+    work: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    if mutate is oversized:
+        git(server, "config", "gasp.maxLineBytes", "2000")
+    mutate(work)
+    commit(work, name)
+    before = git(server, "rev-parse", "refs/heads/main")
+    result = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    assert result.returncode != 0
+    assert expected in result.stderr, result.stderr
+    assert "pre-receive hook declined" in result.stderr
+    assert "remote: gasp: refs/heads/main " in result.stderr  # ref and short commit
+    assert git(server, "rev-parse", "refs/heads/main") == before
+
+
+@pytest.mark.parametrize(("name", "mutate", "expected"), CORPUS, ids=IDS)
+def test_pre_commit_hook_rejects(
+    name: str,
+    mutate: Callable[[Path], None],
+    expected: str,
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = main(capsys, "hooks", "install", "--python", sys.executable, "-C", str(work))
+    assert code == 0, err
+    head = git(work, "rev-parse", "HEAD")
+    mutate(work)
+    git(work, "add", "-A")
+    result = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "-m", name], capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert expected in result.stderr, result.stderr
+    assert git(work, "rev-parse", "HEAD") == head
+
+
+def test_forced_push_of_older_history_is_rejected(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    result = push(work, f"file://{server}", "-f", "HEAD~1:refs/heads/main")
+    assert result.returncode != 0
+    assert "forced update of refs/heads/main: the file was truncated" in result.stderr
+
+
+def test_branch_deletion_is_rejected_unless_allowed(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    assert (
+        push(work, f"file://{server}", "HEAD:refs/heads/main", "HEAD:refs/heads/side").returncode
+        == 0
+    )
+    refused = push(work, f"file://{server}", ":refs/heads/side")
+    assert refused.returncode != 0 and "would drop an agent's log" in refused.stderr
+    git(server, "config", "gasp.allowDeletion", "true")
+    assert push(work, f"file://{server}", ":refs/heads/side").returncode == 0
+
+
+def test_union_merge_of_two_agents_is_accepted(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", f"file://{server}", str(other))
+    append(other, LOG, goal_pair("from-other"))
+    commit(other, "other agent")
+    assert push(other, "origin", "HEAD:refs/heads/main").returncode == 0
+    append(work, LOG, goal_pair("from-work"))
+    commit(work, "this agent")
+    git(work, "pull", "-q", "--no-rebase", "--no-edit", f"file://{server}", "main")
+    assert len(git(work, "rev-list", "--merges", "HEAD").split()) == 1
+    result = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+
+
+def test_merge_that_drops_a_parents_lines_is_rejected(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    base = git(work, "rev-parse", "HEAD").strip()
+    append(work, LOG, goal_pair("side"))
+    commit(work, "side")
+    side = git(work, "rev-parse", "HEAD").strip()
+    git(work, "reset", "-q", "--hard", base)
+    append(work, LOG, goal_pair("main"))
+    commit(work, "main")
+    git(work, "merge", "-q", "-s", "ours", "--no-edit", side)  # keeps only main's log
+    result = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    assert result.returncode != 0
+    assert f"the merge drops lines that parent {side[:7]} added" in result.stderr
+
+
+def test_an_audited_bypass(work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = bare_server(tmp_path, capsys)
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    edit_line(work)
+    commit(work, "rewrite")
+    option = ["-o", "gasp.bypass=incident 42: scrub a leaked token"]
+    assert push(work, f"file://{server}", *option, "HEAD:refs/heads/main").returncode != 0
+    git(server, "config", "gasp.allowBypass", "true")
+    result = push(work, f"file://{server}", *option, "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+    assert "bypass by" in result.stderr and "not enforced" in result.stderr
+    audit = (server / "gasp" / "audit.log").read_text().splitlines()
+    record = json.loads(audit[-1])
+    assert record["reason"] == "incident 42: scrub a leaked token"
+    assert record["refs"][0]["ref"] == "refs/heads/main"
+
+
+def test_an_internal_error_rejects_the_push(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    git(server, "config", "gasp.maxLineBytes", "lots")
+    result = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    assert result.returncode != 0
+    assert "gasp.maxlinebytes" in result.stderr.lower() and "push rejected" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_push_over_git_daemon(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    port = _free_port()
+    daemon = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            "--export-all",
+            "--enable=receive-pack",
+            f"--base-path={tmp_path}",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            "--reuseaddr",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            assert daemon.poll() is None, "git daemon exited"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "git daemon did not listen"
+                time.sleep(0.05)
+        url = f"git://127.0.0.1:{port}/{server.name}"
+        accepted = push(work, url, "HEAD:refs/heads/main")
+        assert accepted.returncode == 0, accepted.stderr
+        edit_line(work)
+        commit(work, "rewrite")
+        rejected = push(work, url, "HEAD:refs/heads/main")
+        assert rejected.returncode != 0
+        assert "committed line 3 was edited" in rejected.stderr
+    finally:
+        daemon.kill()
+        daemon.wait()
+
+
+# -- native client hooks --------------------------------------------------------------
+
+
+def test_install_chains_an_existing_hook_and_uninstall_restores_it(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hooks = work / ".git" / "hooks"
+    mine = hooks / "pre-commit"
+    mine.write_text("#!/bin/sh\necho mine-ran >&2\n")
+    mine.chmod(0o755)
+    code, out, _ = main(capsys, "hooks", "install", "--pin", "-C", str(work))
+    assert code == 0 and "kept as pre-commit.pre-gasp" in out
+    append(work, LOG, goal_pair("ok"))
+    git(work, "add", "-A")
+    result = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "-m", "ok"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "mine-ran" in result.stderr
+    code, out, _ = main(capsys, "hooks", "status", "-C", str(work), "--json")
+    assert json.loads(out)["hooks"]["pre-commit"] == "gasp+chained"
+    code, out, _ = main(capsys, "hooks", "install", "--uninstall", "-C", str(work))
+    assert code == 0
+    assert mine.read_text() == "#!/bin/sh\necho mine-ran >&2\n"
+    assert not (hooks / "commit-msg").exists()
+
+
+def test_install_refuses_core_hooks_path(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    git(work, "config", "core.hooksPath", ".githooks")
+    code, _, err = main(capsys, "hooks", "install", "-C", str(work))
+    assert code == 2
+    assert "core.hooksPath is set (.githooks)" in err and "hint:" in err
+
+
+def test_run_close_passes_the_installed_hooks(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(capsys, "hooks", "install", "--pin", "-C", str(work))[0] == 0
+    os.environ["GASP_WORKER_ID"] = "hook-test"
+    try:
+        assert main(capsys, "run", "start", "--task", "t", "-C", str(work))[0] == 0
+        code, _, err = main(
+            capsys,
+            "run",
+            "close",
+            "--outcome",
+            "done",
+            "--session",
+            "claude:ses_1",
+            "-C",
+            str(work),
+        )
+    finally:
+        del os.environ["GASP_WORKER_ID"]
+    assert code == 0, err
+    assert "run " in git(work, "log", "-1", "--format=%s")
+
+
+def test_commit_msg_requires_the_run_trailers(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(capsys, "hooks", "install", "--pin", "-C", str(work))[0] == 0
+    os.environ["GASP_WORKER_ID"] = "hook-test"
+    try:
+        assert main(capsys, "run", "start", "--task", "t", "-C", str(work))[0] == 0
+        out = main(capsys, "run", "status", "-C", str(work), "--json")[1]
+        run = json.loads(out)["open_run"]
+    finally:
+        del os.environ["GASP_WORKER_ID"]
+    run_id = run["run_id"]
+    payload = {"outcome": "done", "run_id": run_id}
+    ops = [{"UpdateNode": {"id": run_id, "props": {"outcome": "done", "status": "finished"}}}]
+    append(
+        work,
+        LOG,
+        event("ev-fin", "run.finished", payload, run["started_event"])
+        + event("ev-fin-ops", "state.ops_applied", ops, "ev-fin"),
+    )
+    git(work, "add", LOG)
+    bad = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "-m", "done"], capture_output=True, text=True
+    )
+    assert bad.returncode != 0
+    assert "needs exactly one Run-Id trailer (found 0)" in bad.stderr
+    message = f"run {run_id}: done\n\nRun-Id: {run_id}\nGoal: -\nOutcome: done\n"
+    good = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "-m", message], capture_output=True, text=True
+    )
+    assert good.returncode == 0, good.stderr
+
+
+def test_the_standalone_server_script(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """hooks/pre-receive, copied into a plain bare repository, with GASP_PYTHON."""
+    server = tmp_path / "plain.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    script = Path(__file__).parent.parent / "hooks" / "pre-receive"
+    shutil.copy(script, server / "hooks" / "pre-receive")
+    os.environ["GASP_PYTHON"] = sys.executable
+    try:
+        assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+        truncate(work)
+        commit(work, "truncate")
+        result = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    finally:
+        del os.environ["GASP_PYTHON"]
+    assert result.returncode != 0 and "the file was truncated" in result.stderr

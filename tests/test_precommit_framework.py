@@ -1,0 +1,116 @@
+"""The real pre-commit framework: `pre-commit try-repo` and `pre-commit install`
+with this repository as the hook repository (`.pre-commit-hooks.yaml`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import HERMETIC, git
+
+ROOT = Path(__file__).resolve().parent.parent
+LOG = "state/events.jsonl"
+SOURCES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "git_gasp", "man")
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(HERMETIC, HOME=str(home), PRE_COMMIT_HOME=str(home / "pre-commit"))
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A committed copy of this project: what a user's config points pre-commit at."""
+    base = tmp_path_factory.mktemp("framework")
+    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    env = _env(base)
+    repo = base / "git-gasp"
+    repo.mkdir()
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree(source, repo / name, ignore=ignore)
+        else:
+            shutil.copy(source, repo / name)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "hooks"]):
+        subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True)
+    return repo, env
+
+
+def _demo(path: Path, env: dict[str, str]) -> Path:
+    cmd = [sys.executable, "-m", "git_gasp", "demo", str(path)]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return path
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_try_repo_passes_a_good_change_and_fails_a_bad_one(
+    hook_repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, env = hook_repo
+    agent = _demo(tmp_path / "agent", env)
+    with open(agent / LOG, "ab") as fh:
+        fh.write(b'{"not":"an event"}\n')
+    git(agent, "add", LOG)
+    bad = _run(["pre-commit", "try-repo", str(repo), "gasp-validate"], agent, env)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "[envelope]" in bad.stdout + bad.stderr
+    git(agent, "checkout", "HEAD", "--", LOG)
+    good = _run(["pre-commit", "try-repo", str(repo), "gasp-validate"], agent, env)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "Passed" in good.stdout
+
+
+def test_installed_hooks_guard_commits_and_messages(
+    hook_repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, env = hook_repo
+    agent = _demo(tmp_path / "agent", env)
+    rev = git(repo, "rev-parse", "HEAD").strip()
+    (agent / ".pre-commit-config.yaml").write_text(
+        "repos:\n"
+        f"- repo: {repo}\n"
+        f"  rev: {rev}\n"
+        "  hooks:\n"
+        "  - id: gasp-validate\n"
+        "  - id: gasp-commit-msg\n"
+        "  - id: gasp-pre-push\n"
+    )
+    types = ["--hook-type", "pre-commit", "--hook-type", "commit-msg", "--hook-type", "pre-push"]
+    installed = _run(["pre-commit", "install", *types], agent, env)
+    assert installed.returncode == 0, installed.stderr
+    git(agent, "add", ".pre-commit-config.yaml")
+    ok = _run(["git", "commit", "-q", "-m", "config"], agent, env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    lines = (agent / LOG).read_bytes().splitlines(keepends=True)
+    (agent / LOG).write_bytes(b"".join(lines[:-1]))  # drops a committed line
+    git(agent, "add", LOG)
+    refused = _run(["git", "commit", "-q", "-m", "truncate"], agent, env)
+    assert refused.returncode != 0
+    assert "the file was truncated" in refused.stdout + refused.stderr
+    git(agent, "checkout", "HEAD", "--", LOG)
+    (agent / "notes.txt").write_text("x\n")
+    git(agent, "add", "notes.txt")
+    message = "notes\n\nAgent-Session: https://example.invalid/s/1\n"
+    bad_msg = _run(["git", "commit", "-q", "-m", message], agent, env)
+    assert bad_msg.returncode != 0
+    assert "is not <agent>:[<namespace>:]<sessionId>" in bad_msg.stdout + bad_msg.stderr
+    good = "notes\n\nAgent-Session: claude:ses_1\n"
+    good_msg = _run(["git", "commit", "-q", "-m", good], agent, env)
+    assert good_msg.returncode == 0, good_msg.stdout + good_msg.stderr
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    git(agent, "remote", "add", "origin", str(server))
+    pushed = _run(["git", "push", "-q", "origin", "HEAD:refs/heads/main"], agent, env)
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
