@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from git_gasp import gitrepo, seeding, store, validate
+from git_gasp import seeding, store, validate
 from git_gasp.core import payloads as P
 from git_gasp.core.event import OPS_APPLIED, Actor, Event, encode_event
 from git_gasp.core.fold import Folder
@@ -157,12 +157,10 @@ class Agent:
         data = self._read_all()
         common = None
         if os.path.isdir(os.path.join(self.root, "snapshots")):
-            try:
-                common = gitrepo.repo_info(self.root).common_dir
-            except gitrepo.GitError:
-                common = None
-        seed = seeding.choose(self.root, data, seeding.verified_digests(common)) if common else None
-        graph = seeding.load_graph(seed) if seed is not None else None
+            common = seeding.common_dir(self.root)
+        verified = seeding.verified_digests(common)
+        found = seeding.choose(self.root, data, verified, seeding.load_graph) if common else None
+        seed, graph = found or (None, None)
         if seed is not None and graph is not None and seed.verified:
             self._folder = Folder.from_graph(graph)
             self._seed = seed

@@ -81,13 +81,14 @@ def add_fact(
 def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, task: str) -> str:
     """Append the run's entry once (a retried close does not add a second)."""
     path = os.path.join(agent.root, JOURNAL_PATH)
-    header = f"## Run {run_id}:"
+    header = f"## Run {run_id}:".encode()
     try:
-        with open(path, encoding="utf-8") as fh:
-            if any(line.startswith(header) for line in fh):
-                return JOURNAL_PATH
+        with open(path, "rb") as fh:
+            existing = fh.read()
     except FileNotFoundError:
-        pass
+        existing = b""
+    if existing.startswith(header) or b"\n" + header in existing or b"\r" + header in existing:
+        return JOURNAL_PATH  # a line starts with it: a retried close
     entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.run_events(run_id))
     with store.locked(path) as journal:
         if journal.size() == 0:

@@ -25,12 +25,13 @@ from typing import Any, NamedTuple
 from git_gasp import gitrepo, seeding, store
 from git_gasp.core.event import Event
 from git_gasp.core.fold import Folder
-from git_gasp.core.graph import GraphError, graphs_equal, parse_graph, trusted_graph
+from git_gasp.core.graph import Graph, GraphError, graphs_equal, parse_graph, trusted_graph
 from git_gasp.core.jsonvalue import JsonError, fast_loads, loads
 from git_gasp.core.locations import parse_locations
 from git_gasp.core.log import (
     describe_error,
     events_in_prefix,
+    gc_paused,
     parse_log,
     physical_line_count,
     physical_prefix,
@@ -236,28 +237,36 @@ def _snapshots(
     return found, notes
 
 
+def _trusted(root: str, seed: seeding.Seed) -> Graph | None:
+    """The graph of a snapshot inside the repository, trusted as its integrity
+    record is (its JSON tree is dropped on return; the graph keeps the props)."""
+    if not inside(root, seed.path) or len(seed.raw) > MAX_SNAPSHOT_BYTES:
+        return None
+    try:
+        value = fast_loads(seed.raw)
+        return trusted_graph(value.get("graph") if isinstance(value, dict) else None)
+    except (GraphError, JsonError, ValueError):
+        return None
+
+
 def _fold_from_snapshot(root: str, log: bytes, log_rel: str) -> tuple[FoldInfo, Folder] | None:
     """The common restore: the newest snapshot whose integrity record matches
     seeds the fold, and only the log after it is parsed and folded."""
-    common: str | None = None
-    try:
-        common = gitrepo.repo_info(root).common_dir
-    except gitrepo.GitError:
-        common = None
-    seed = seeding.choose(root, log, seeding.verified_digests(common))
-    if seed is None:
-        return None
-    try:
-        with open(seed.path, "rb") as fh:
-            value = fast_loads(fh.read())
-        graph = trusted_graph(value.get("graph") if isinstance(value, dict) else None)
-    except (OSError, GraphError, JsonError, ValueError):
-        return None  # the careful path below reports why
-    tail = parse_log(log[seed.offset :])
-    if tail.errors:
-        return None
-    folder = Folder.from_graph(graph)
-    folder.apply_all(tail.events)
+    if not inside(root, os.path.join(root, "snapshots")):
+        return None  # the careful path below notes nothing and folds it all
+    verified = seeding.verified_digests(seeding.common_dir(root))
+    with gc_paused():  # tens of thousands of acyclic objects: no collector passes
+        found = seeding.choose(root, log, verified, lambda seed: _trusted(root, seed))
+        if found is None:
+            return None  # the careful path below reports why
+        seed, graph = found
+        if graph is None:
+            return None
+        tail = parse_log(log[seed.offset :])
+        if tail.errors:
+            return None
+        folder = Folder.from_graph(graph)
+        folder.apply_all(tail.events)
     total = seed.events + len(tail.events)
     folder.events = total
     how = "cache" if seed.verified else "integrity record"
@@ -306,11 +315,7 @@ def fold_log(
             )
         limit = ends[0] + 1
     candidates, notes = _snapshots(root, log, events, limit)
-    common: str | None = None
-    try:
-        common = gitrepo.repo_info(root).common_dir
-    except gitrepo.GitError:
-        common = None
+    common = seeding.common_dir(root)
     cached = seeding.verified_digests(common)
     for cand in candidates:
         try:

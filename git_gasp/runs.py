@@ -76,7 +76,7 @@ def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None
     pathspec = present + gone
     if not pathspec:
         return None
-    new = [p for p in present if p not in tracked]
+    new = [p for p in present if _has_untracked(root, p, tracked)]
     if new:
         gitrepo.run(root, ["add", "-N", "--", *new])
     commit = ["commit", "-q", "-F", "-", "--", *pathspec]
@@ -87,6 +87,21 @@ def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None
             return None  # nothing to commit
         raise  # a real failure: a hook refused, no identity, ...
     return gitrepo.run(root, ["rev-parse", "HEAD"]).decode().strip()
+
+
+def _has_untracked(root: str, rel: str, tracked: set[str]) -> bool:
+    """Whether ``rel`` (a file, or a directory such as ``snapshots``) holds a
+    file the index does not list: ``git commit -- <dir>`` leaves those out."""
+    if rel in tracked:
+        return False
+    path = os.path.join(root, rel)
+    if not os.path.isdir(path) or os.path.islink(path):
+        return True
+    for dirpath, _, filenames in os.walk(path):
+        base = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        if any(f"{base}/{name}" not in tracked for name in filenames):
+            return True
+    return False
 
 
 def _differs_from_head(root: str, pathspec: Sequence[str]) -> bool:

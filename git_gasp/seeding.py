@@ -13,24 +13,55 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import NamedTuple
+import threading
+from collections.abc import Callable, Iterator
+from typing import NamedTuple, TypeVar
 
-from git_gasp import store
+from git_gasp import gitrepo, store
 from git_gasp.core.graph import Graph, GraphError, parse_graph, trusted_graph
 from git_gasp.core.jsonvalue import JsonError, fast_loads, loads
-from git_gasp.core.log import events_in, physical_line_count, physical_prefix
+from git_gasp.core.log import gc_paused, prefix_span
 
 CACHE_NAME = "seeds-v1.json"
+G = TypeVar("G")
 
 
 class Seed(NamedTuple):
     name: str
-    digest: str  # sha256 of graph.json
+    digest: str  # sha256 of graph.json ("" when no verdict was looked up)
     offset: int  # bytes of the log the snapshot covers
     events: int  # non-blank lines (events) in that prefix
     event_id: str
     path: str
     verified: bool  # this clone has checked the graph against a fold of the prefix
+    raw: bytes = b""  # graph.json as read: hashed and parsed from these bytes
+
+
+def common_dir(root: str) -> str | None:
+    """The git common directory of the repository whose top is ``root`` (where
+    verdicts are kept), None outside a repository.
+
+    A plain ``root/.git`` directory owned by this user is what git itself would
+    find there, so it is taken without running git; anything else (``GIT_DIR``
+    set, a ``.git`` file, a linked worktree, a subdirectory) is asked of git.
+    """
+    if "GIT_DIR" not in os.environ and "GIT_COMMON_DIR" not in os.environ:
+        dot = os.path.join(root, ".git")
+        try:
+            owner = {os.stat(root).st_uid, os.stat(dot).st_uid}
+            plain = (
+                os.path.isdir(dot)
+                and os.path.isfile(os.path.join(dot, "HEAD"))
+                and not os.path.lexists(os.path.join(dot, "commondir"))
+            )
+        except OSError:
+            plain = False
+        if plain and owner == {os.geteuid()}:
+            return os.path.normpath(dot)
+    try:
+        return gitrepo.repo_info(root).common_dir
+    except gitrepo.GitError:
+        return None
 
 
 def _integrity(raw: bytes) -> dict[str, object] | None:
@@ -67,7 +98,7 @@ def remember(common_dir: str | None, seed: Seed) -> None:
     if common_dir is None:
         return
     known = verified_digests(common_dir)
-    known[seed.digest] = seed.events
+    known[seed.digest or hashlib.sha256(seed.raw).hexdigest()] = seed.events
     try:
         store.write_atomically(_cache_path(common_dir), json.dumps(known, sort_keys=True).encode())
     except OSError:
@@ -81,19 +112,19 @@ def _tail(path: str, size: int = 512) -> bytes:
         return fh.read()
 
 
-def choose(root: str, log: bytes, verified: dict[str, int]) -> Seed | None:
-    """The latest snapshot whose integrity record matches ``log``.
-
-    Only the end of each graph.json is read to find the candidates; the log
-    prefix and the file itself are hashed for the chosen one alone.
-    """
+def _candidates(root: str) -> list[tuple[int, str, str, object, str]]:
+    """``(line_count, name, path, sha256, event_id)`` of every snapshot, latest
+    first, from the end of each graph.json alone."""
     base = os.path.join(root, "snapshots")
-    if not os.path.isdir(base):
-        return None
-    lines = physical_line_count(log)
-    candidates = []
-    for name in os.listdir(base):
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return []
+    found = []
+    for name in names:
         path = os.path.join(base, name, "graph.json")
+        if not os.path.isfile(path):
+            continue
         try:
             record = _integrity(_tail(path))
         except OSError:
@@ -105,21 +136,79 @@ def choose(root: str, log: bytes, verified: dict[str, int]) -> Seed | None:
             record.get("sha256"),
             record.get("event_id"),
         )
-        if type(count) is int and 0 < count <= lines and isinstance(event_id, str):
-            candidates.append((count, name, path, sha, event_id))
-    for count, name, path, sha, event_id in sorted(candidates, reverse=True):
-        prefix = physical_prefix(log, count)
-        if hashlib.sha256(prefix).hexdigest() != sha:
-            continue
+        if type(count) is int and count > 0 and isinstance(event_id, str):
+            found.append((count, name, path, sha, event_id))
+    return sorted(found, reverse=True)
+
+
+def _spans(log: bytes, count: int, event_id: str, known: int | None) -> Iterator[tuple[int, int]]:
+    """Where a snapshot's prefix may end, with the events it holds: first, for
+    a verified snapshot, just after the line naming its last event (its hash
+    then proves the bytes are those verified, ``known`` events); then the
+    first ``count`` physical lines, counted."""
+    if known is not None:
+        at = log.find(b'"' + event_id.encode("utf-8", "surrogateescape") + b'"')
+        end = log.find(b"\n", at) if at >= 0 else -1
+        if end >= 0:
+            yield end + 1, known
+    span = prefix_span(log, count)
+    if span is not None:
+        yield span
+
+
+_THREAD_BYTES = 1 << 20
+
+
+def _sha256_soon(data: memoryview) -> Callable[[], str]:
+    """The SHA-256 of ``data``; a large one is hashed in a thread (hashlib
+    releases the GIL), so the caller decodes the snapshot meanwhile."""
+    if len(data) < _THREAD_BYTES:
+        digest = hashlib.sha256(data).hexdigest()
+        return lambda: digest
+    out: list[str] = []
+    thread = threading.Thread(target=lambda: out.append(hashlib.sha256(data).hexdigest()))
+    thread.start()
+
+    def result() -> str:
+        thread.join()
+        return out[0]
+
+    return result
+
+
+def choose(
+    root: str, log: bytes, verified: dict[str, int], decode: Callable[[Seed], G]
+) -> tuple[Seed, G] | None:
+    """The latest snapshot whose integrity record matches ``log``, and what
+    ``decode`` makes of it (e.g. :func:`load_graph`).
+
+    Only the end of each graph.json is read to find the candidates. For the
+    chosen one the file is read once (and hashed, when there are verdicts to
+    look it up in), and the log prefix is located and hashed; the first time,
+    while ``decode`` runs (the latest snapshot usually matches), after a
+    mismatch before it.
+    """
+    speculate = True
+    for count, name, path, sha, event_id in _candidates(root):
         try:
             with open(path, "rb") as fh:
-                digest = hashlib.sha256(fh.read()).hexdigest()
+                raw = fh.read()
         except OSError:
             continue
-        events = verified.get(digest)
-        if events is None:
-            events = events_in(prefix)
-        return Seed(name, digest, len(prefix), events, event_id, path, digest in verified)
+        digest = hashlib.sha256(raw).hexdigest() if verified else ""
+        known = verified.get(digest) if digest else None
+        for offset, events in _spans(log, count, event_id, known):
+            prefix = memoryview(log)[:offset]
+            seed = Seed(name, digest, offset, events, event_id, path, known == events, raw)
+            if not speculate:
+                if hashlib.sha256(prefix).hexdigest() == sha:
+                    return seed, decode(seed)
+                continue
+            prefix_hash = _sha256_soon(prefix)
+            decoded = decode(seed)
+            if prefix_hash() == sha:
+                return seed, decoded
+            speculate = False
     return None
 
 
@@ -127,16 +216,22 @@ def load_graph(seed: Seed) -> Graph | None:
     """The snapshot's graph, or None if it no longer parses. A snapshot this
     clone verified is read with the fast parser (its content was checked)."""
     try:
-        with open(seed.path, "rb") as fh:
-            raw = fh.read()
-        if seed.verified and hashlib.sha256(raw).hexdigest() == seed.digest:
-            value = fast_loads(raw)
-            if isinstance(value, dict):
-                return trusted_graph(value.get("graph"))
-            return None
-        value = loads(raw.decode("utf-8"))
-        if not isinstance(value, dict):
-            return None
-        return parse_graph(value.get("graph"))
+        raw = seed.raw
+        if not raw:
+            with open(seed.path, "rb") as fh:
+                raw = fh.read()
+        trusted = seed.verified and (
+            bool(seed.raw) or hashlib.sha256(raw).hexdigest() == seed.digest
+        )
+        with gc_paused():  # tens of thousands of acyclic objects
+            if trusted:
+                value = fast_loads(raw)
+                if isinstance(value, dict):
+                    return trusted_graph(value.get("graph"))
+                return None
+            value = loads(raw.decode("utf-8"))
+            if not isinstance(value, dict):
+                return None
+            return parse_graph(value.get("graph"))
     except (OSError, UnicodeDecodeError, JsonError, GraphError, ValueError):
         return None

@@ -133,9 +133,13 @@ def read_consistent(path: str) -> bytes:
         return b""
     try:
         fcntl.flock(fd, fcntl.LOCK_SH)
+        # os.read allocates what it is asked for: ask for the size fstat
+        # reports (plus one byte, to see the end), not a fixed large chunk
+        want = os.fstat(fd).st_size + 1
         chunks = []
-        while chunk := os.read(fd, 1 << 24):
+        while chunk := os.read(fd, want):
             chunks.append(chunk)
+            want = 1 << 16
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -3,9 +3,11 @@ over file:// and git://), native client hooks, and the rejection corpus."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -416,6 +418,7 @@ def test_push_over_git_daemon(
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        start_new_session=True,  # git daemon runs git-daemon as a child: kill the group
     )
     try:
         deadline = time.monotonic() + 10
@@ -436,7 +439,8 @@ def test_push_over_git_daemon(
         assert rejected.returncode != 0
         assert "committed line 3 was edited" in rejected.stderr
     finally:
-        daemon.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(daemon.pid, signal.SIGKILL)
         daemon.wait()
 
 

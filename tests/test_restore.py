@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -168,7 +170,11 @@ def test_restore_over_git_daemon(
         str(base),
     ]
     try:
-        daemon = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # its own process group: `git daemon` runs git-daemon as a child, which
+        # killing `git` alone would leave listening
+        daemon = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
     except OSError as exc:
         pytest.skip(f"git daemon cannot start in this sandbox: {exc}")
     try:
@@ -191,7 +197,8 @@ def test_restore_over_git_daemon(
         assert report["identity"]["verified"] is True
         assert_four_facts(report)
     finally:
-        daemon.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(daemon.pid, signal.SIGKILL)
         daemon.wait()
 
 
@@ -440,3 +447,18 @@ def test_status_outside_an_agent_repository(
 
 def test_git_is_available() -> None:
     assert shutil.which("git")
+
+
+def test_prefix_span_counts_lines_and_events() -> None:
+    from git_gasp.core.log import physical_prefix, prefix_span
+
+    data = b'{"a":1}\n{"b":2}\n{"c":3}\n'
+    assert prefix_span(data, 2) == (16, 2)
+    assert prefix_span(data, 3) == (len(data), 3)
+    assert prefix_span(data, 4) is None
+    blank = b'{"a":1}\n\n  \n{"b":2}\n{"c":3}'  # blank lines, an unterminated last line
+    assert prefix_span(blank, 4) == (len(b'{"a":1}\n\n  \n{"b":2}\n'), 2)
+    assert prefix_span(blank, 5) == (len(blank), 3)
+    assert prefix_span(blank, 6) is None
+    assert physical_prefix(blank, 2) == b'{"a":1}\n\n'
+    assert physical_prefix(blank, 9) == blank

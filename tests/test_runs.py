@@ -362,3 +362,79 @@ def test_run_status_still_reports_after_a_torn_line(
     code, out, err = main(capsys, "run", "status", "-C", str(repo), "--worker", "w")
     assert code == 1 and f"open run: {run_id}" in out and "lease: worker w" in out
     assert "git gasp repair" in err
+
+
+def test_a_second_snapshot_in_the_tracked_directory_is_committed(repo: Path) -> None:
+    config = repo / ".agent" / "config.toml"
+    config.write_text(config.read_text().replace("snapshot_every = 1000", "snapshot_every = 4"))
+    git(repo, "commit", "-q", "-am", "snapshot every 4 events")
+    taken = []
+    for n in range(2):
+        agent = Agent.open(str(repo), worker="w")
+        agent.start_run(f"run {n}")
+        agent.record_goal(f"goal_{n}", "g")
+        closed = close_run(agent, "done")
+        assert closed.snapshot is not None and closed.commit is not None
+        taken.append(closed.snapshot)
+    assert taken[0] != taken[1]
+    assert taken[1] in git(repo, "show", "--name-only", "--format=", "HEAD")
+    assert git(repo, "status", "--porcelain", "--", "snapshots") == ""
+
+
+def _event_line(event_id: str, payload: dict[str, int]) -> bytes:
+    from git_gasp.core.event import Actor, Event, encode_event
+
+    event = Event(event_id, 1, 1, Actor("agent", "a"), "note.created", payload, None, None)
+    return encode_event(event).encode() + b"\n"
+
+
+def test_a_verified_seed_is_located_by_its_last_event_or_by_counting(tmp_path: Path) -> None:
+    import hashlib
+
+    from git_gasp import seeding
+    from git_gasp.projecting import write_snapshot
+
+    # the snapshot's last event id also appears in an earlier line (a payload key)
+    lines = [
+        _event_line("event_a", {"event_c": 1}),
+        _event_line("event_b", {}),
+        _event_line("event_c", {}),
+    ]
+    (tmp_path / "state").mkdir()
+    log = tmp_path / "state" / "events.jsonl"
+    log.write_bytes(b"".join(lines))
+    rel = write_snapshot(str(tmp_path))
+    log.write_bytes(b"".join(lines) + _event_line("event_d", {}))
+    data = log.read_bytes()
+    digest = hashlib.sha256((tmp_path / rel).read_bytes()).hexdigest()
+    prefix = len(b"".join(lines))
+    for verified in ({digest: 3}, {}, {digest: 2}):
+        found = seeding.choose(str(tmp_path), data, verified, lambda seed: seed.offset)
+        assert found is not None
+        seed, decoded = found
+        assert (seed.offset, seed.events, decoded) == (prefix, 3, prefix)
+        assert seed.verified is (verified.get(digest) == 3)
+    log.write_bytes(data.replace(b"event_b", b"event_x"))  # the prefix changed
+    assert seeding.choose(str(tmp_path), log.read_bytes(), {digest: 3}, lambda s: s) is None
+    # the latest snapshot no longer matches: an earlier one that still does is chosen
+    log.write_bytes(data)
+    write_snapshot(str(tmp_path), at="event_b")
+    log.write_bytes(data.replace(_event_line("event_c", {}), _event_line("event_c", {"x": 1})))
+    found = seeding.choose(str(tmp_path), log.read_bytes(), {}, lambda seed: seed.name)
+    assert found is not None and found[1] == "event_b" and found[0].events == 2
+
+
+def test_the_common_directory_is_found_without_git_where_plain(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from git_gasp import gitrepo, seeding
+
+    assert seeding.common_dir(str(repo)) == str(repo / ".git")
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked))
+    assert os.path.samefile(seeding.common_dir(str(linked)) or "", repo / ".git")
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    asked = []
+    real = gitrepo.repo_info
+    monkeypatch.setattr(gitrepo, "repo_info", lambda path: asked.append(path) or real(path))
+    assert os.path.samefile(seeding.common_dir(str(repo)) or "", repo / ".git") and asked

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from git_gasp.core.jsonvalue import Json, equal, type_name
@@ -127,32 +128,33 @@ def parse_graph(value: object) -> Graph:
 
 
 _new = tuple.__new__
+_node_fields = itemgetter("id", "kind", "props", "stale", "tombstoned", "artifacts")
+_relation_fields = itemgetter("from", "rel", "to", "props")
+_artifact_fields = itemgetter("kind", "uri", "hash", "summary", "metadata")
 
 
 def trusted_graph(value: Any) -> Graph:
     """:func:`parse_graph` for a graph already verified by this clone (a seed):
     the same values, built without re-checking every field."""
     try:
-        nodes = {
-            key: _new(
-                Node,
-                (
-                    n["id"],
-                    n["kind"],
-                    n["props"],
-                    n["stale"],
-                    n["tombstoned"],
-                    tuple(parse_artifact(a) for a in n["artifacts"]) if n["artifacts"] else (),
-                ),
-            )
-            for key, n in value["nodes"].items()
-        }
-        relations = tuple(
-            _new(Relation, (r["from"], r["rel"], r["to"], r["props"])) for r in value["relations"]
-        )
+        nodes = {}
+        for key, n in value["nodes"].items():
+            node_id, kind, props, stale, tombstoned, artifacts = _node_fields(n)
+            artifacts = _trusted_artifacts(artifacts) if artifacts else ()
+            nodes[key] = _new(Node, (node_id, kind, props, stale, tombstoned, artifacts))
+        relations = tuple([_new(Relation, _relation_fields(r)) for r in value["relations"]])
         return Graph(nodes, relations, value["version"])
     except (KeyError, TypeError, AttributeError, OpsError) as exc:
         raise GraphError(f"snapshot graph changed shape: {exc}") from None
+
+
+def _trusted_artifacts(values: Any) -> tuple[Artifact, ...]:
+    """Artifacts as :func:`artifact_to_value` writes them (maps with every
+    field); any other layout through :func:`parse_artifact`."""
+    try:
+        return tuple([_new(Artifact, _artifact_fields(a)) for a in values])
+    except (KeyError, TypeError):
+        return tuple(parse_artifact(a) for a in values)
 
 
 def _artifacts_equal(a: tuple[Artifact, ...], b: tuple[Artifact, ...]) -> bool:

@@ -10,7 +10,7 @@ import contextlib
 import functools
 import gc
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from git_gasp.core.event import (
@@ -192,20 +192,49 @@ _LINES_AT_ONCE = 65535  # a regex repetition bound, well below re's limit
 
 def physical_prefix(data: bytes, count: int) -> bytes:
     """The first ``count`` physical lines of ``data``, terminators included."""
+    end = _lines_end(data, count, _n_event_lines)
+    if end is None:
+        end = _lines_end(data, count, _n_lines)
+    return data if end is None else data[:end]
+
+
+def prefix_span(data: bytes, count: int) -> tuple[int, int] | None:
+    """``(length, events)`` of the first ``count`` physical lines of ``data``:
+    their length in bytes and how many of them are non-blank; None when
+    ``data`` has fewer lines. Cheaper than :func:`physical_prefix` plus
+    :func:`events_in` when every line starts with ``{``, as event lines do."""
+    end = _lines_end(data, count, _n_event_lines)
+    if end is not None:
+        return end, count  # every line starts with "{": none is blank
+    prefix = physical_prefix(data, count)
+    if len(prefix) == len(data) and physical_line_count(data) < count:
+        return None
+    return len(prefix), events_in(prefix)
+
+
+def _lines_end(data: bytes, count: int, pattern: Callable[[int], re.Pattern[bytes]]) -> int | None:
+    """Where the first ``count`` lines (each ending in ``\\n``) matching
+    ``pattern`` end, or None."""
     end = 0
     while count > 0:
         step = min(count, _LINES_AT_ONCE)
-        match = _n_lines(step).match(data, end)
-        if match is None:  # fewer lines left than asked for: all of them
-            return data
+        match = pattern(step).match(data, end)
+        if match is None:
+            return None
         end = match.end()
         count -= step
-    return data[:end]
+    return end
 
 
 @functools.lru_cache(maxsize=64)
 def _n_lines(count: int) -> re.Pattern[bytes]:
     return re.compile(rb"(?:[^\n]*\n){%d}" % count)
+
+
+@functools.lru_cache(maxsize=64)
+def _n_event_lines(count: int) -> re.Pattern[bytes]:
+    """``count`` lines that each start with ``{`` (about twice as fast to match)."""
+    return re.compile(rb"(?:\{[^\n]*\n){%d}" % count)
 
 
 # A blank line between two newlines: only whitespace in Rust's sense (ASCII
