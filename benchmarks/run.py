@@ -80,6 +80,10 @@ TARGETS = {
     "f_ratio": 1.5,  # large-history close / small-history close
     "g": 1.5,  # seconds, restore from a local bare remote
     "g_ratio": 0.2,  # seeded fold part / full fold part (snapshot at 90 %)
+    "h": 0.3,  # seconds, the pre-commit hook on the large history (interpreter included)
+    "h_ratio": 1.3,  # large-history pre-commit / small-history pre-commit
+    "i": 0.5,  # seconds the pre-receive hook adds to a push of one run commit
+    "j": 5.0,  # seconds, push of the whole history to an empty server with the hook
 }
 WORKER = "bench-worker"  # the worker id rows e and f write as
 BREAKDOWN_PARTS = {
@@ -1084,6 +1088,58 @@ def bench_close(
 # -- the table -------------------------------------------------------------------------
 
 
+def bench_hooks(
+    small: Path, large: Path, work: Path, rounds: int
+) -> tuple[list[Row], dict[str, Any]]:
+    """Rows h, h', i, j (see benchmarks/hooks.py)."""
+    import hooks
+
+    env = close_env(work)
+    pc = hooks.pre_commit(small, large, work, rounds, env)
+    pr = hooks.pre_receive(large, work, rounds, env)
+    big, little = pc["large"]["warm"], pc["small"]["warm"]
+    ratio = big / little
+    rows = [
+        Row(
+            "h",
+            "pre-commit hook on a staged run, 600-commit history (whole process)",
+            f"<= {fmt_s(TARGETS['h'])}",
+            fmt_s(big),
+            f"{fmt_s(pc['interpreter'])} (python -c pass)",
+            "-",
+            verdict(big <= TARGETS["h"]),
+        ),
+        Row(
+            "h'",
+            "  vs the same on a 10-commit history",
+            f"<= {TARGETS['h_ratio']:.1f}x",
+            fmt_s(big),
+            fmt_s(little),
+            f"{ratio:.2f}x",
+            verdict(ratio <= TARGETS["h_ratio"]),
+        ),
+        Row(
+            "i",
+            "pre-receive: time added to `git push` of one run commit",
+            f"<= {fmt_s(TARGETS['i'])}",
+            fmt_s(pr["one_added"]),
+            f"{fmt_s(pr['one_plain'])} (push, no hook)",
+            f"{pr['one_hooked'] / pr['one_plain']:.2f}x",
+            verdict(pr["one_added"] <= TARGETS["i"]),
+        ),
+        Row(
+            "j",
+            "push of the whole history to an empty server, with the hook",
+            f"<= {fmt_s(TARGETS['j'])}",
+            fmt_s(pr["full_hooked"]),
+            f"{fmt_s(pr['full_plain'])} (no hook)",
+            f"{pr['full_hooked'] / pr['full_plain']:.2f}x",
+            verdict(pr["full_hooked"] <= TARGETS["j"]),
+        ),
+    ]
+    return rows, {"pre_commit": pc, "pre_receive": pr}
+
+
 def render(rows: list[Row]) -> str:
     head = Row("", "benchmark", "target", "measured", "baseline", "ratio", "verdict")
     table = [head, *rows]
@@ -1110,7 +1166,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--json", action="store_true", help="print a JSON document instead")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", default="abcdefg", help="run only these rows (letters), e.g. 'ab'")
+    ap.add_argument(
+        "--only",
+        default="abcdefgh",
+        help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
+    )
     args = ap.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     tmp: str | None = None
@@ -1171,6 +1231,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.extend(r)
         details["f"] = d
 
+    def step_h() -> None:
+        n = sizes["f_small_commits"]
+        small, _ = ensure_repo(work, n, sizes["log_bytes"] * n // sizes["commits"], args.seed)
+        r, d = bench_hooks(small, repo(), work, rounds=5)
+        rows.extend(r)
+        details["h"] = d
+
     def step_g() -> None:
         r, d = bench_restore(repo(), work, repeats=5)
         rows.extend(r)
@@ -1184,6 +1251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("e", step_e),
         ("f", step_f),
         ("g", step_g),
+        ("h", step_h),
     ):
         if key in args.only:
             steps.append((key, fn))
@@ -1263,6 +1331,16 @@ def report(rows: list[Row], details: dict[str, Any], env: dict[str, Any], quick:
             f"repo: {r['commits']} commits, final log {r['log_bytes']:,} bytes / "
             f"{r['log_events']:,} events, ~{r['versions_bytes_approx'] / 1e9:.2f} GB of "
             f"log versions in history"
+        )
+    if "h" in details:
+        h = details["h"]
+        pc, pr = h["pre_commit"], h["pre_receive"]
+        out.append(
+            f"h: warm = HEAD's log context cached by the previous commit's hook; cold (no "
+            f"cache, first commit after a clone): {fmt_s(pc['large']['cold'])} on 600 "
+            f"commits, {fmt_s(pc['small']['cold'])} on 10. i: medians of runs pushing to a "
+            f"hooked and a plain server in turn; the first push (no cached context on the "
+            f"server) added {fmt_s(pr['one_added_cold'])}. j: median of 3, alternating."
         )
     if "b" in details:
         b = details["b"]

@@ -260,7 +260,8 @@ class Judge:
                 if parent is not None and path in locations.logs:
                     self.uses[parent.oid] = self.uses.get(parent.oid, 0) + 1
         for path, blobs in versions.items():
-            anchors = self.anchors[path] = Anchors(self.read, self.hash_name)
+            # bytes only: every appended line's UTF-8 is judged by check_lines
+            anchors = self.anchors[path] = Anchors(self.read, self.hash_name, lossy_utf8=False)
             newest = blobs[-1]
             first = anchors.anchor(newest)
             if first is not None:
@@ -317,6 +318,17 @@ class Judge:
                 return memoryview(anchors.data[anchor])[: blob.size]
         return memoryview(self.read(blob.oid))
 
+    @staticmethod
+    def _known_prefix(anchors: Anchors, parent: Blob, child: Blob) -> bool:
+        """``parent`` is a clean prefix of ``child``: known already, or shown by
+        hashing the child's anchor up to the parent's size (no read of it)."""
+        if anchors.same_line(parent, child):
+            return True
+        anchor = anchors.anchor(child)
+        if anchor is None or parent.size > child.size:
+            return False
+        return anchors.test(parent, anchor)
+
     def _appended(
         self, step: Step, path: str, jsonl: bool
     ) -> tuple[list[Finding], bytes | None, Blob | bytes | None]:
@@ -336,7 +348,7 @@ class Judge:
             parent = present[0]
             anchors = self.anchors.get(path)
             view = self._view(path, child)
-            if anchors is None or not anchors.same_line(parent, child):
+            if anchors is None or not self._known_prefix(anchors, parent, child):
                 before = bytes(self._view(path, parent))
                 findings, chunk = appended_chunk(path, before, bytes(view), jsonl)
             elif jsonl and parent.size and view[parent.size - 1] != 0x0A:

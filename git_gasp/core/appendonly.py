@@ -123,9 +123,15 @@ def blob_id(data: bytes | memoryview, size: int, hash_name: str) -> str:
 class Anchors:
     """Contents read so far, and which versions are known prefixes of them."""
 
-    def __init__(self, read_blob: Callable[[str], bytes], hash_name: str) -> None:
+    def __init__(
+        self, read_blob: Callable[[str], bytes], hash_name: str, lossy_utf8: bool = True
+    ) -> None:
+        """``lossy_utf8=False`` compares bytes only: for callers (the hooks) that
+        judge the UTF-8 of every appended line themselves, an anchor needs no
+        decoding to be used."""
         self.read_blob = read_blob
         self.hash_name = hash_name
+        self.lossy_utf8 = lossy_utf8
         self.data: dict[str, bytes] = {}
         self.usable: dict[str, bool] = {}  # anchor is valid UTF-8
         self.prefix_of: dict[str, str] = {}  # version oid -> anchor oid
@@ -151,6 +157,8 @@ class Anchors:
         if known is not None:
             return known
         data = self.read(blob.oid)
+        if blob.oid not in self.usable and not self.lossy_utf8:
+            self.usable[blob.oid] = True
         if blob.oid not in self.usable:
             try:
                 data.decode("utf-8")

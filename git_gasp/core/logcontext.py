@@ -80,7 +80,11 @@ class LogContext:
             kinds, entities, nodes = value["kinds"], value["entities"], value["nodes"]
             if not (isinstance(kinds, dict) and isinstance(entities, dict)):
                 return None
-            if not all(type(v) is str for v in (*kinds.values(), *entities.values(), *nodes)):
+            if not isinstance(nodes, list):
+                return None
+            types = set(map(type, kinds)) | set(map(type, kinds.values()))
+            types |= set(map(type, entities.values())) | set(map(type, nodes))
+            if not types <= {str}:
                 return None
             return cls(kinds, entities, set(nodes), value["lines"])
         except (KeyError, TypeError):
