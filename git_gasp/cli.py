@@ -14,9 +14,11 @@ from git_gasp import (
     cli_demo,
     cli_hooks,
     cli_identity,
+    cli_notes,
     cli_read,
     cli_record,
     cli_restore,
+    cli_sessions,
     gitrepo,
     output,
 )
@@ -128,7 +130,17 @@ def fixture(directory: str, as_json: bool) -> int:
     return OK
 
 
-for _commands in (cli_agent, cli_record, cli_demo, cli_read, cli_identity, cli_restore, cli_hooks):
+for _commands in (
+    cli_agent,
+    cli_record,
+    cli_demo,
+    cli_read,
+    cli_identity,
+    cli_restore,
+    cli_hooks,
+    cli_notes,
+    cli_sessions,
+):
     _commands.register(cli)
 
 

@@ -151,6 +151,8 @@ def run_close(
     text = f"closed {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )
+    if closed.note:
+        text += f"; {closed.note}"
     _emit(as_json, closed._asdict(), text)
     return OK
 

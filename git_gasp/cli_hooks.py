@@ -13,7 +13,16 @@ from git_gasp import output
 from git_gasp.cli_agent import JSON, REPO
 from git_gasp.errors import FINDINGS, OK
 
-HOOK_NAMES = ("pre-commit", "commit-msg", "pre-push", "pre-receive", "post-receive")
+HOOK_NAMES = (
+    "pre-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "post-rewrite",
+    "pre-push",
+    "pre-receive",
+    "post-receive",
+)
 
 
 def _repo(repo: str | None) -> str:
@@ -129,11 +138,13 @@ def status(server: bool, repo: str | None, as_json: bool) -> int:
 def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
     """Run one hook now, as git would (what the shims and the pre-commit framework call).
 
-    pre-commit takes no arguments; commit-msg takes the message file;
-    pre-push takes the remote name and URL and reads git's ref lines on
-    stdin; pre-receive and post-receive read git's ref lines on stdin.
-    Violations are printed one per line; the exit status is 1 when the hook
-    rejects.
+    pre-commit and post-commit take no arguments; prepare-commit-msg takes
+    the message file, its source and commit; commit-msg takes the message
+    file; post-rewrite takes the command (amend or rebase) and reads git's
+    old/new lines on stdin; pre-push takes the remote name and URL and reads
+    git's ref lines on stdin; pre-receive and post-receive read git's ref
+    lines on stdin. Violations are printed one per line; the exit status is
+    1 when the hook rejects.
     """
     from git_gasp import hooking
 
@@ -141,6 +152,21 @@ def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
     err = sys.stderr
     if hook == "pre-commit":
         hooking.pre_commit(root, err)
+    elif hook == "prepare-commit-msg":
+        if len(args) < 1:
+            raise click.UsageError("prepare-commit-msg needs the message file")
+        from git_gasp import sessionhooks
+
+        sessionhooks.prepare_commit_msg(root, args[0], args[1:], os.environ)
+    elif hook == "post-commit":
+        from git_gasp import notehooks
+
+        notehooks.post_commit(root, err)
+    elif hook == "post-rewrite":
+        from git_gasp import notehooks
+
+        command = args[0] if args else os.environ.get("PRE_COMMIT_REWRITE_COMMAND", "")
+        notehooks.post_rewrite(root, command, hooking.stdin_lines(), err)
     elif hook == "commit-msg":
         if len(args) < 1:
             raise click.UsageError("commit-msg needs the message file")

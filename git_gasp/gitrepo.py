@@ -367,3 +367,148 @@ def config_value(path: str, key: str, kind: str | None = None) -> str | None:
         message = proc.stderr.decode("utf-8", "replace").strip() or f"git config {key} failed"
         raise GitError(message, f"fix it with: git config {key} <{kind or 'value'}>")
     return proc.stdout.decode("utf-8", "replace").strip()
+
+
+# -- notes (``git gasp notes``) ------------------------------------------------------
+
+
+class Completed(NamedTuple):
+    code: int
+    out: bytes
+    err: bytes
+
+
+def attempt(cwd: str, args: Sequence[str], stdin: bytes | None = None) -> Completed:
+    """Run ``git -C cwd args`` and return its status and output, whatever
+    the status (for commands whose failure is an answer: a rejected push)."""
+    try:
+        proc = subprocess.run(["git", "-C", cwd, *args], input=stdin, capture_output=True)
+    except OSError as exc:
+        raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
+    return Completed(proc.returncode, proc.stdout, proc.stderr)
+
+
+def resolve(path: str, rev: str) -> str | None:
+    """The object ``rev`` names (``rev-parse --verify -q``), or None."""
+    got = attempt(path, ["rev-parse", "--verify", "-q", "--end-of-options", rev])
+    return got.out.decode().strip() or None if got.code == 0 else None
+
+
+def commit_message(path: str, rev: str) -> str:
+    """The message of commit ``rev``: one ``cat-file commit``."""
+    raw = run(path, ["cat-file", "commit", rev])
+    return raw.partition(b"\n\n")[2].decode("utf-8", "replace")
+
+
+def committer_ident(path: str) -> str | None:
+    """The identity git would commit as (strict: no guessed host names), or None."""
+    got = attempt(path, ["var", "GIT_COMMITTER_IDENT"])
+    return got.out.decode("utf-8", "replace").strip() or None if got.code == 0 else None
+
+
+def notes_list(path: str, ref: str) -> dict[str, str]:
+    """Annotated object -> note blob for every note under ``ref`` (one
+    ``git notes list``); empty when the ref does not exist."""
+    if resolve(path, ref) is None:
+        return {}
+    out = run(path, ["notes", "--ref", ref, "list"]).decode()
+    found = {}
+    for line in out.split("\n"):
+        if line:
+            blob, _, obj = line.partition(" ")
+            found[obj] = blob
+    return found
+
+
+def note_blob(path: str, ref: str, obj: str) -> str | None:
+    """The blob of ``obj``'s note under ``ref``, or None."""
+    got = attempt(path, ["notes", "--ref", ref, "list", obj])
+    return got.out.decode().strip() or None if got.code == 0 else None
+
+
+def grep_tree(path: str, rev: str, needles: Sequence[str]) -> list[str]:
+    """Paths of the files in tree ``rev`` holding any of ``needles`` (fixed
+    strings): one ``git grep``."""
+    if not needles:
+        return []
+    args = ["grep", "-l", "-z", "-F", *(x for n in needles for x in ("-e", n)), rev, "--"]
+    got = attempt(path, args)
+    if got.code == 1:
+        return []
+    if got.code != 0:
+        raise GitError(got.err.decode("utf-8", "replace").strip() or "git grep failed")
+    prefix = f"{rev}:"
+    names = got.out.decode("utf-8", "surrogateescape").split("\0")
+    return [n[len(prefix) :] if n.startswith(prefix) else n for n in names if n]
+
+
+def write_notes(
+    path: str, ref: str, notes: Mapping[str, bytes], message: str, old: str | None
+) -> str:
+    """One commit on notes ref ``ref`` setting each object's note to exactly
+    the given bytes, with ``message``, moved from ``old`` (None: the ref must
+    not exist) by a compare-and-swap ``update-ref``; GitError if it moved."""
+    tmp = f"refs/notes/gasp-tmp-{os.getpid()}-{os.urandom(4).hex()}"
+    try:
+        if old is not None:
+            run(path, ["update-ref", "--no-deref", tmp, old, ""])
+        for obj, data in notes.items():
+            blob = run(path, ["hash-object", "-w", "--stdin"], stdin=data).decode().strip()
+            run(path, ["notes", "--ref", tmp, "add", "-f", "-C", blob, obj])
+        tree = run(path, ["rev-parse", "--verify", f"{tmp}^{{tree}}"]).decode().strip()
+        parents = ["-p", old] if old is not None else []
+        new = run(path, ["commit-tree", tree, *parents, "-m", message]).decode().strip()
+        run(path, ["update-ref", "-m", message, ref, new, old or ""])
+        return new
+    finally:
+        attempt(path, ["update-ref", "-d", tmp])
+
+
+# -- sessions: commit messages and blame (``git gasp sessions``, ``who``) -------------
+
+
+def _messages(out: bytes) -> list[tuple[str, str]]:
+    """``(commit, raw message)`` pairs from ``git log -z --format=%H%n%B``."""
+    found = []
+    for record in out.decode("utf-8", "replace").split("\0"):
+        commit, sep, message = record.lstrip("\n").partition("\n")
+        if commit and sep:
+            found.append((commit, message))
+    return found
+
+
+def commit_messages(path: str, rev_range: str = "HEAD") -> list[tuple[str, str]]:
+    """``(commit, raw message)`` of every commit in ``rev_range``, newest
+    first, from one ``git log`` (empty in a repository with no commits)."""
+    if rev_range == "HEAD" and head(path) is None:
+        repo_info(path)  # GitError when path is not in a repository at all
+        return []
+    args = ["log", "-z", "--format=%H%n%B", "--end-of-options", rev_range, "--"]
+    return _messages(run(path, args))
+
+
+def messages_of(path: str, commits: Sequence[str]) -> dict[str, str]:
+    """The raw message of each of ``commits`` (full ids), from one
+    ``git log --no-walk --stdin``."""
+    if not commits:
+        return {}
+    payload = "".join(f"{c}\n" for c in dict.fromkeys(commits)).encode()
+    args = ["log", "--no-walk=unsorted", "-z", "--format=%H%n%B", "--stdin"]
+    return dict(_messages(run(path, args, stdin=payload)))
+
+
+def blame_porcelain(path: str, file: str, line: int | None = None, rev: str = "HEAD") -> bytes:
+    """``git blame --porcelain [-L LINE,LINE] REV -- FILE`` (FILE relative to
+    ``path``), one process; GitError with git's message when it fails."""
+    span = ["-L", f"{line},{line}"] if line is not None else []
+    return run(path, ["blame", "--porcelain", *span, rev, "--", file])
+
+
+def config_values(path: str, key: str) -> list[str]:
+    """Every value of a multi-valued ``git config`` key (``--get-all``)."""
+    got = attempt(path, ["config", "--get-all", key])
+    if got.code == 1:
+        return []
+    if got.code != 0:
+        raise GitError(got.err.decode("utf-8", "replace").strip() or f"git config {key} failed")
+    return [v for v in got.out.decode("utf-8", "replace").split("\n") if v]

@@ -23,7 +23,14 @@ from git_gasp.errors import USAGE, GaspError
 
 MARKER = "# git-gasp hook shim v1"
 CHAINED = ".pre-gasp"
-CLIENT_HOOKS = ("pre-commit", "commit-msg", "pre-push")
+CLIENT_HOOKS = (
+    "pre-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "post-rewrite",
+    "pre-push",
+)
 SERVER_HOOKS = ("pre-receive", "post-receive")
 STDIN_HOOKS = frozenset({"pre-push", "pre-receive", "post-receive", "post-rewrite"})
 

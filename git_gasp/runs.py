@@ -17,7 +17,6 @@ stays staged. Its message is the runtime's (REFERENCE §8) plus one
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -27,20 +26,19 @@ from git_gasp.core.appendonly import worktree_problem
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.worktree import EVENTS_PATH
 
-_SESSION = re.compile(
-    r"[A-Za-z0-9][A-Za-z0-9._-]*:(?:[A-Za-z0-9][A-Za-z0-9._-]*:)?[^\s:#/]+(?:#[^\s]+)?"
-)
-
 
 class Closed(NamedTuple):
     run_id: str
     commit: str | None  # None when nothing changed
     snapshot: str | None  # the snapshot written on cadence, if any
+    note: str | None = None  # what the session note of the commit says, or why it is missing
 
 
 def check_session(ref: str) -> str:
     """``<agent>:[<namespace>:]<sessionId>[#<recordRef>]``, never a URL."""
-    if "://" in ref or not _SESSION.fullmatch(ref):
+    from git_gasp.core.trailers import is_session_ref
+
+    if not is_session_ref(ref):
         raise GaspError(
             f"--session {ref!r} is not an Agent-Session reference",
             "use <agent>:[<namespace>:]<sessionId>[#<recordRef>], e.g. claude:ses_01H9X",
@@ -55,10 +53,14 @@ def commit_message(run_id: str, goal: str, outcome: str, sessions: Sequence[str]
             raise GaspError(f"{name} must not contain newlines (would forge commit trailers)")
         if not value.strip():
             raise GaspError(f"{name} must not be empty", None, USAGE)
+    from git_gasp.sessionhooks import session_message
+
     lines = [f"run {run_id}: {outcome}", "", f"Run-Id: {run_id}", f"Goal: {goal}"]
     lines.append(f"Outcome: {outcome}")
-    lines += [f"Agent-Session: {check_session(s)}" for s in sessions]
-    return "\n".join(lines) + "\n"
+    for ref in sessions:
+        check_session(ref)
+    # the same trailer writer as the prepare-commit-msg hook (addIfDifferent)
+    return session_message("\n".join(lines) + "\n", sessions)
 
 
 def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None:
@@ -146,7 +148,28 @@ def close_run(
         written.append("snapshots")  # with any taken during the run
     commit = boundary_commit(agent.root, message, [*written, *paths])
     agent.forget_run()
-    return Closed(run.run_id, commit, snapshot)
+    note = _write_note(agent.root, commit, run.run_id, sessions) if commit and sessions else None
+    return Closed(run.run_id, commit, snapshot, note)
+
+
+def _write_note(root: str, commit: str, run_id: str, sessions: Sequence[str]) -> str:
+    """The boundary commit's note under refs/notes/agent-sessions: the
+    sessions, the run with its event range and log digest, and the run's
+    transcript if one is stored. The commit is made already, so a failure
+    is reported, not raised (``git gasp notes add`` can write it later)."""
+    from git_gasp import sessionnotes
+
+    transcripts = []
+    stored = f"transcripts/{run_id}.jsonl.gz"
+    if os.path.isfile(os.path.join(root, stored)):
+        digest, size = sessionnotes.digest_file(os.path.join(root, stored))
+        transcripts.append((stored, digest, size))
+    try:
+        records = sessionnotes.run_records(root, commit, run_id, sessions, None, None, transcripts)
+        sessionnotes.add_records(root, commit, records)
+    except GaspError as exc:
+        return f"note not written: {exc.message}"
+    return f"note written ({len(records)} records in {sessionnotes.NOTES_REF})"
 
 
 _HUMAN_GATED = ("identity", "AGENT.md", "IDENTITY.md")

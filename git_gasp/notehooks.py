@@ -1,0 +1,159 @@
+"""Keep session notes on commits that git's own notes rewriting misses.
+
+``notes.rewriteRef`` (set by ``git gasp notes setup``) makes git copy notes on
+amend and rebase, combining a squash's notes with ``cat_sort_uniq``. Two hooks
+cover the rest:
+
+* ``post-rewrite`` (amend, rebase): for each ``<old> <new>`` line git gives,
+  the new commit's note becomes the union of its own and the old commits'
+  notes. When git already copied them this changes nothing (and it repairs a
+  note git concatenated with the default ``rewriteMode``).
+* ``post-commit``: a commit made by ``git cherry-pick -x`` (its ``(cherry
+  picked from commit <id>)`` line) gets the picked commit's note; a squash
+  (``git merge --squash``: ``Squashed commit of the following:`` and a
+  ``commit <id>`` line per squashed commit) gets the squashed commits' notes,
+  plus a ``session`` record for each ``Agent-Session`` (or alias) line in the
+  squashed messages. A ``Run-Id`` line anywhere in the message (a
+  cherry-picked, rebased or squashed boundary commit) brings the notes of the
+  commits whose notes name that run.
+
+``post-commit`` runs on every commit, so it reads the message (one git
+process) and returns when it has none of those markers. Neither hook ever
+fails the user's operation: a problem is one warning line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, TextIO
+
+from git_gasp import gitrepo, sessionnotes
+from git_gasp.core.notes import NoteRecord, format_note, merge_notes
+from git_gasp.core.trailers import Trailer, sessions_of
+
+NOTES_REF = sessionnotes.NOTES_REF
+_OID = r"(?:[0-9a-f]{40}|[0-9a-f]{64})"
+_PICKED = re.compile(rf"^\(cherry picked from commit ({_OID})\)[ \t]*$", re.MULTILINE)
+_SQUASHED = "Squashed commit of the following:"
+_SQUASHED_COMMIT = re.compile(rf"^commit ({_OID})[ \t]*$", re.MULTILINE)
+_RUN_ID = re.compile(r"^[ \t]*run-id[ \t]*:[ \t]*(\S+)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+_TRAILER_LINE = re.compile(r"^[ \t]*([A-Za-z0-9-]+)[ \t]*:[ \t]*(\S.*?)[ \t\r]*$", re.MULTILINE)
+
+
+class Links(NamedTuple):
+    picked: tuple[str, ...]  # (cherry picked from commit <id>)
+    squashed: tuple[str, ...]  # the commit <id> lines of a squash message
+    runs: tuple[str, ...]  # Run-Id lines anywhere in the message
+    sessions: tuple[str, ...]  # Agent-Session (and alias) lines of a squash message
+
+    def __bool__(self) -> bool:
+        return any((self.picked, self.squashed, self.runs, self.sessions))
+
+
+def links(message: str) -> Links:
+    """What in a commit message ties the commit to other commits' notes."""
+    picked = tuple(dict.fromkeys(_PICKED.findall(message)))
+    squashed: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+    start = message.find(_SQUASHED)
+    if start != -1:
+        body = message[start:]
+        squashed = tuple(dict.fromkeys(_SQUASHED_COMMIT.findall(body)))
+        sessions = sessions_of(Trailer(k, v) for k, v in _TRAILER_LINE.findall(body))
+    runs = tuple(dict.fromkeys(_RUN_ID.findall(message)))
+    return Links(picked, squashed, runs, sessions)
+
+
+def rewrite_pairs(lines: Iterable[str]) -> list[tuple[str, str]]:
+    """``(old, new)`` from post-rewrite's stdin lines ``<old> <new> [<extra>]``."""
+    pairs = []
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 2 and all(re.fullmatch(_OID, f) for f in fields[:2]):
+            pairs.append((fields[0], fields[1]))
+    return pairs
+
+
+def _warn(err: TextIO, what: str) -> None:
+    err.write(f"gasp: warning: {what}\n")
+    err.flush()
+
+
+def post_rewrite(repo: str, command: str, lines: Sequence[str], err: TextIO) -> None:
+    """Union each rewritten commit's note into its new commit's note."""
+    try:
+        _post_rewrite(repo, command, lines, err)
+    except Exception as exc:  # never fail the user's amend or rebase
+        _warn(err, f"post-rewrite could not carry session notes over: {exc}")
+
+
+def _post_rewrite(repo: str, command: str, lines: Sequence[str], err: TextIO) -> None:
+    pairs = rewrite_pairs(lines)
+    if not pairs or gitrepo.resolve(repo, NOTES_REF) is None:
+        return
+    listing = gitrepo.notes_list(repo, NOTES_REF)
+    olds: dict[str, list[str]] = {}
+    for old, new in pairs:
+        if old in listing and old != new:
+            olds.setdefault(new, []).append(old)
+    if not olds:
+        return
+    wanted = {listing[old] for group in olds.values() for old in group}
+    wanted |= {listing[new] for new in olds if new in listing}
+    with gitrepo.BlobReader(repo) as reader:
+        data = {blob: reader.read(blob) for blob in sorted(wanted)}
+    additions: dict[str, bytes] = {}
+    for new, group in olds.items():
+        union = b""
+        for old in group:
+            union = merge_notes(union, data[listing[old]])
+        current = data[listing[new]] if new in listing else b""
+        if merge_notes(current, union) != current:
+            additions[new] = union
+    if additions:
+        n = len(additions)
+        message = (
+            f"gasp: notes carried over by {command or 'a rewrite'} ({n} commit{'s' * (n != 1)})"
+        )
+        sessionnotes.update_notes(repo, additions, message, lambda w: _warn(err, w))
+
+
+def post_commit(repo: str, err: TextIO) -> None:
+    """Re-attach the notes of the commits a cherry-pick or squash came from."""
+    try:
+        _post_commit(repo, err)
+    except Exception as exc:  # never fail the user's commit
+        _warn(err, f"post-commit could not re-attach session notes: {exc}")
+
+
+def _runs_noted(repo: str, runs: Sequence[str]) -> list[str]:
+    """Commits whose notes name one of ``runs`` (one ``git grep`` of the notes tree)."""
+    needles = ['"run":' + json.dumps(run, ensure_ascii=False) for run in runs]
+    return [path.replace("/", "") for path in gitrepo.grep_tree(repo, NOTES_REF, needles)]
+
+
+def _post_commit(repo: str, err: TextIO) -> None:
+    found = links(gitrepo.commit_message(repo, "HEAD"))
+    if not found:
+        return
+    has_notes = gitrepo.resolve(repo, NOTES_REF) is not None
+    if not has_notes and not found.sessions:
+        return
+    head = sessionnotes.commit_id(repo, "HEAD")
+    sources = list(dict.fromkeys([*found.picked, *found.squashed]))
+    if has_notes and found.runs:
+        sources += [c for c in _runs_noted(repo, found.runs) if c not in sources]
+    sources = [c for c in sources if c != head]
+    extra = b""
+    if has_notes and sources:
+        for note in sessionnotes.notes_of(repo, sources).values():
+            extra = merge_notes(extra, note)
+    if found.sessions:
+        extra = merge_notes(extra, format_note(NoteRecord(s, "session") for s in found.sessions))
+    if not extra:
+        return
+    how = "cherry-pick" if found.picked else "squash" if found.squashed else "run"
+    message = f"gasp: notes re-attached to {head[:12]} ({how})"
+    sessionnotes.update_notes(repo, {head: extra}, message, lambda w: _warn(err, w))

@@ -1,0 +1,212 @@
+"""Session notes and remotes: ``git gasp notes setup`` and ``notes sync``.
+
+``setup`` makes git carry the notes across amend and rebase (``notes.rewriteRef``
+with ``cat_sort_uniq``), merge them with ``cat_sort_uniq``, and fetch a remote's
+notes into ``refs/notes/remotes/<remote>/agent-sessions``. ``sync`` fetches,
+merges and pushes without force, retrying when another clone pushed first.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Literal, NamedTuple
+
+from git_gasp import gitrepo
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.sessionnotes import NOTES_REF, require_identity
+
+
+def tracking_ref(remote: str) -> str:
+    return f"refs/notes/remotes/{remote}/agent-sessions"
+
+
+def fetch_refspec(remote: str) -> str:
+    return f"+{NOTES_REF}:{tracking_ref(remote)}"
+
+
+def _check_remote(repo: str, remote: str) -> None:
+    if gitrepo.config_value(repo, f"remote.{remote}.url") is None:
+        raise GaspError(
+            f"{remote}: no such remote",
+            "name a configured remote (git remote -v), or add one: git remote add NAME URL",
+        )
+    got = gitrepo.attempt(repo, ["check-ref-format", tracking_ref(remote)])
+    if got.code != 0:
+        raise GaspError(f"{remote}: the remote's name cannot be part of a ref name")
+
+
+class Setting(NamedTuple):
+    key: str
+    value: str
+    action: str  # "added", "set", "kept", or "replaced <old value>"
+
+
+def setup(repo: str, remote: str | None = None) -> list[Setting]:
+    """Configure the repository so notes survive rewrites and merge cleanly,
+    and fetch the remote's notes into a tracking ref (``remote`` None:
+    ``origin``, skipped when there is no such remote)."""
+    gitrepo.repo_info(repo)
+    if remote is not None:
+        _check_remote(repo, remote)
+    elif gitrepo.config_value(repo, "remote.origin.url") is not None:
+        remote = "origin"
+    done: list[Setting] = []
+
+    def add(key: str, value: str) -> None:
+        if value in gitrepo.config_values(repo, key):
+            done.append(Setting(key, value, "kept"))
+        else:
+            gitrepo.run(repo, ["config", "--add", key, value])
+            done.append(Setting(key, value, "added"))
+
+    def put(key: str, value: str) -> None:
+        old = gitrepo.config_values(repo, key)
+        if old == [value]:
+            done.append(Setting(key, value, "kept"))
+            return
+        gitrepo.run(repo, ["config", "--replace-all", key, value])
+        done.append(Setting(key, value, f"replaced {', '.join(old)}" if old else "set"))
+
+    add("notes.rewriteRef", NOTES_REF)
+    put("notes.rewriteMode", "cat_sort_uniq")
+    put("notes.agent-sessions.mergeStrategy", "cat_sort_uniq")
+    if remote is not None:
+        add(f"remote.{remote}.fetch", fetch_refspec(remote))
+    return done
+
+
+Outcome = Literal["ok", "retry", "declined", "failed"]
+_RETRY = (
+    "[rejected]",
+    "[remote rejected]",
+    "fetch first",
+    "non-fast-forward",
+    "cannot lock ref",
+    "failed to update ref",
+    "stale info",
+)
+
+
+def push_outcome(code: int, text: str) -> Outcome:
+    """What a ``git push`` of the notes ref came to: ``ok``; ``retry`` when
+    someone else moved the ref first (``[rejected]``, ``[remote rejected]``,
+    ``fetch first``, non-fast-forward, a lost ref lock); ``declined`` when a
+    server hook refused it (retrying cannot help); ``failed`` otherwise."""
+    if code == 0:
+        return "ok"
+    if "hook declined" in text:
+        return "declined"
+    if any(marker in text for marker in _RETRY):
+        return "retry"
+    return "failed"
+
+
+class Synced(NamedTuple):
+    remote: str
+    fetched: str | None  # the remote's notes tip, None when it has none
+    merge: str  # "none", "created", "up-to-date", "fast-forward" or "merged"
+    pushed: bool
+    attempts: int  # pushes tried
+    tip: str | None  # the local notes tip afterwards
+
+
+def _fetch(repo: str, remote: str) -> str | None:
+    tracking = tracking_ref(remote)
+    args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"]
+    got = gitrepo.attempt(repo, [*args, remote, fetch_refspec(remote)])
+    if got.code != 0:
+        err = got.err.decode("utf-8", "replace").strip()
+        if "couldn't find remote ref" in err:
+            gitrepo.attempt(repo, ["update-ref", "-d", tracking])
+            return None
+        raise GaspError(
+            f"cannot fetch notes from {remote}: {(err.splitlines() or ['git fetch failed'])[-1]}",
+            f"check the remote: git ls-remote {remote}",
+        )
+    return gitrepo.resolve(repo, tracking)
+
+
+def _merge(repo: str, remote: str, fetched: str | None) -> str:
+    local = gitrepo.resolve(repo, NOTES_REF)
+    if fetched is None:
+        return "none"
+    if local is None:
+        gitrepo.run(
+            repo, ["update-ref", "-m", "gasp: notes from " + remote, NOTES_REF, fetched, ""]
+        )
+        return "created"
+    if local == fetched:
+        return "up-to-date"
+    args = ["notes", "--ref", NOTES_REF, "merge", "-q", "-s", "cat_sort_uniq", tracking_ref(remote)]
+    try:
+        gitrepo.run(repo, args)
+    except gitrepo.GitError as exc:
+        raise GaspError(
+            f"cannot merge {remote}'s notes: {exc.message.splitlines()[-1]}",
+            "finish or abort an earlier notes merge: git notes --ref agent-sessions merge --abort",
+        ) from None
+    after = gitrepo.resolve(repo, NOTES_REF)
+    return "up-to-date" if after == local else "fast-forward" if after == fetched else "merged"
+
+
+def sync(
+    repo: str,
+    remote: str = "origin",
+    retries: int = 5,
+    say: Callable[[str], None] = lambda _: None,
+    wait: Callable[[float], None] = time.sleep,
+) -> Synced:
+    """Fetch the remote's notes, merge them (``cat_sort_uniq``) and push the
+    union without force; when the push is rejected because the remote moved,
+    fetch, merge and push again, up to ``retries`` more times."""
+    _check_remote(repo, remote)
+    require_identity(repo)
+    push = ["push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}"]
+    attempts = 0
+    while True:
+        fetched = _fetch(repo, remote)
+        merge = _merge(repo, remote, fetched)
+        tip = gitrepo.resolve(repo, NOTES_REF)
+        if tip is None or tip == fetched:
+            return Synced(remote, fetched, merge, False, attempts, tip)
+        attempts += 1
+        got = gitrepo.attempt(repo, push)
+        text = (got.out + got.err).decode("utf-8", "replace")
+        outcome = push_outcome(got.code, text)
+        if outcome == "ok":
+            return Synced(remote, fetched, merge, True, attempts, tip)
+        reason = _reason(text)
+        if outcome == "declined":
+            for line in text.splitlines():
+                if line.startswith("remote:"):
+                    say(line)
+            raise GaspError(
+                f"{remote} refused the notes push: {reason}",
+                "see the remote's messages above; fix the notes it names",
+                FINDINGS,
+            )
+        if outcome == "failed":
+            raise GaspError(f"cannot push notes to {remote}: {reason}", None, USAGE)
+        if attempts > retries:
+            raise GaspError(
+                f"the notes push to {remote} was rejected {attempts} times ({reason})",
+                "someone else keeps pushing notes; run git gasp notes sync again, "
+                "or raise --retries",
+                FINDINGS,
+            )
+        say(f"notes push rejected ({reason}); fetching and merging again ({attempts}/{retries})")
+        wait(min(2.0, 0.1 * 2 ** (attempts - 1)) * random.uniform(0.5, 1.5))
+
+
+def _reason(text: str) -> str:
+    """The gist of a failed push: ``[rejected] (fetch first)``, else git's last word."""
+    lines = [" ".join(ln.split()) for ln in text.splitlines() if ln.strip()]
+    for line in lines:
+        if NOTES_REF in line and "[" in line and "]" in line:
+            status = line[line.index("[") : line.index("]") + 1]
+            why = line[line.rindex("(") :] if line.endswith(")") and "(" in line else ""
+            return f"{status} {why}".strip()
+    remote_lines = [ln for ln in lines if ln.startswith("remote:")]
+    return (remote_lines or lines or ["git push failed"])[-1]

@@ -1,0 +1,774 @@
+"""Session notes under refs/notes/agent-sessions with real git: add, show, list,
+verify; rewrites (amend, rebase, cherry-pick, squash) keep them; two clones sync
+to the union; the server hook judges notes pushes."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_gasp import cli, gitrepo, notehooks, notesync, sessionnotes
+from git_gasp.core import notes as notefmt
+from git_gasp.core.notes import NoteRecord, check_note, parse_note
+
+from .conftest import HERMETIC, commit_all, git
+
+REF = "refs/notes/agent-sessions"
+SECRET = "the user said: deploy on friday"
+
+
+def main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def main_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    code, out, err = main(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def note_of(repo: Path, rev: str = "HEAD") -> bytes | None:
+    return sessionnotes.read_note(str(repo), rev)
+
+
+def records_of(repo: Path, rev: str = "HEAD") -> set[NoteRecord]:
+    note = note_of(repo, rev)
+    assert note is not None, f"no note on {rev}"
+    records, problems = parse_note(note)
+    assert not problems, problems
+    return set(records)
+
+
+def add(repo: Path, rev: str, session: str, *extra: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_gasp", "notes", "add", rev, "--session", session, *extra],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def rev(repo: Path, name: str = "HEAD") -> str:
+    return git(repo, "rev-parse", name).strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q")
+    (path / "README").write_text("hello\n")
+    commit_all(path, "first")
+    return path
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A `git gasp demo` agent repository with two runs, built once."""
+    base = tmp_path_factory.mktemp("template")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(HERMETIC, HOME=str(base), XDG_CACHE_HOME=str(base / "cache"))
+    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    demo = base / "demo"
+    cmd = [sys.executable, "-m", "git_gasp", "demo", str(demo)]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return demo
+
+
+@pytest.fixture
+def agent(template: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "agent"
+    shutil.copytree(template, dest, symlinks=True)
+    return dest
+
+
+def install_hooks(capsys: pytest.CaptureFixture[str], repo: Path) -> None:
+    code, _, err = main(capsys, "hooks", "install", "--python", sys.executable, "-C", str(repo))
+    assert code == 0, err
+
+
+# -- pure parts -----------------------------------------------------------------------
+
+
+def test_notes_ref_is_the_formats() -> None:
+    assert sessionnotes.NOTES_REF == notefmt.NOTES_REF == REF
+
+
+def test_run_range_reads_correlation_ids() -> None:
+    lines = [
+        {"id": "e1", "correlation_id": None},
+        {"id": "e2", "correlation_id": "run_a"},
+        {"id": "e3", "correlation_id": "run_b", "payload": {"note": "run_a"}},
+        {"id": "e4", "correlation_id": "run_a"},
+    ]
+    log = b"".join(json.dumps(x).encode() + b"\n" for x in lines) + b'{"torn": "run_a'
+    assert sessionnotes.run_range(log, "run_a") == ("e2", "e4")
+    assert sessionnotes.run_range(log, "run_c") is None
+
+
+def test_links_of_messages() -> None:
+    a, b = "a" * 40, "b" * 40
+    assert not notehooks.links("fix a bug\n\nSigned-off-by: Me <me@example.com>\n")
+    assert not notehooks.links("agent work\n\nAgent-Session: claude:s1\n")
+    picked = notehooks.links(f"fix\n\n(cherry picked from commit {a})\n")
+    assert picked.picked == (a,) and not picked.squashed
+    squash = (
+        f"Squashed commit of the following:\n\ncommit {a}\nAuthor: A <a@x>\n\n"
+        f"    one\n\n    Run-Id: run_1\n    Agent-Session: claude:s1\n\ncommit {b}\n"
+        "Author: A <a@x>\n\n    two\n\n    Claude-Session: s2\n"
+    )
+    found = notehooks.links(squash)
+    assert found.squashed == (a, b)
+    assert found.runs == ("run_1",)
+    assert found.sessions == ("claude:s1", "claude:s2")
+    assert notehooks.links("run r: ok\n\nRun-Id: run_9\n").runs == ("run_9",)
+
+
+def test_rewrite_pairs() -> None:
+    a, b, c = "a" * 40, "b" * 40, "c" * 64
+    lines = [f"{a} {b}", f"{a} {c} extra", "", "garbage", f"{a}"]
+    assert notehooks.rewrite_pairs(lines) == [(a, b), (a, c)]
+
+
+@pytest.mark.parametrize(
+    "text, outcome",
+    [
+        (" ! [rejected]        refs/notes/agent-sessions -> refs/notes/agent-sessions "
+         "(fetch first)", "retry"),
+        (" ! [rejected]  refs/notes/agent-sessions (non-fast-forward)", "retry"),
+        (" ! [remote rejected] refs/notes/agent-sessions (cannot lock ref "
+         "'refs/notes/agent-sessions': is at 1 but expected 2)", "retry"),
+        (" ! [remote rejected] refs/notes/agent-sessions (failed to update ref)", "retry"),
+        (" ! [remote rejected] refs/notes/agent-sessions (pre-receive hook declined)",
+         "declined"),
+        ("fatal: unable to access 'https://example.invalid/': Could not resolve host", "failed"),
+    ],
+)  # fmt: skip
+def test_push_outcome(text: str, outcome: str) -> None:
+    assert notesync.push_outcome(1, text) == outcome
+    assert notesync.push_outcome(0, text) == "ok"
+
+
+# -- add, show, list --------------------------------------------------------------------
+
+
+def test_add_show_list(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inside = repo / "transcripts" / "run_1.jsonl.gz"
+    inside.parent.mkdir()
+    inside.write_bytes(gzip.compress((SECRET + "\n").encode()))
+    outside = tmp_path / "raw.jsonl"
+    outside.write_text(SECRET + "\n")
+    commit = rev(repo)
+    code, out, err = main(
+        capsys,
+        *("notes", "add", "HEAD", "--session", "claude:ses_1", "-C", str(repo)),
+        *("--transcript", str(inside), "--transcript", str(outside)),
+    )
+    assert code == 0, err
+    assert f"noted {commit[:12]}: 3 new records" in out
+    digest = "sha256:" + hashlib.sha256(inside.read_bytes()).hexdigest()
+    assert records_of(repo) == {
+        NoteRecord("claude:ses_1", "session"),
+        NoteRecord(
+            "claude:ses_1",
+            "transcript",
+            digest=digest,
+            bytes=inside.stat().st_size,
+            path="transcripts/run_1.jsonl.gz",
+        ),
+        NoteRecord(
+            "claude:ses_1",
+            "transcript",
+            digest="sha256:" + hashlib.sha256(outside.read_bytes()).hexdigest(),
+            bytes=outside.stat().st_size,
+        ),
+    }
+    shown = main_json(capsys, "notes", "show", "-C", str(repo))
+    assert shown["commit"] == commit and not shown["problems"]
+    assert {r["kind"] for r in shown["records"]} == {"session", "transcript"}
+    code, out, _ = main(capsys, "notes", "show", commit, "-C", str(repo))
+    assert code == 0 and "transcripts/run_1.jsonl.gz" in out and digest in out
+    listed = main_json(capsys, "notes", "list", "-C", str(repo))
+    assert listed["commits"] == [
+        {"commit": commit, "records": 3, "sessions": ["claude:ses_1"], "runs": []}
+    ]
+    # the notes commit: a real identity and a conventional message
+    info = git(repo, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", REF).strip()
+    assert info == (
+        f"Test Author <author@example.invalid>|Test Committer <committer@example.invalid>"
+        f"|gasp: notes for {commit[:12]}"
+    )
+    # adding the same records again writes nothing
+    tip = rev(repo, REF)
+    code, out, _ = main(
+        capsys, "notes", "add", "HEAD", "--session", "claude:ses_1", "-C", str(repo)
+    )
+    assert code == 0 and "0 new records, 3 in all" in out
+    assert rev(repo, REF) == tip
+
+
+def test_a_note_never_holds_transcript_bytes(repo: Path) -> None:
+    transcript = repo / "transcripts" / "run_1.jsonl"
+    transcript.parent.mkdir()
+    transcript.write_text(SECRET + "\n")
+    add(repo, "HEAD", "claude:ses_1", "--transcript", str(transcript), "--run", "run_1")
+    note = note_of(repo)
+    assert note is not None and SECRET.encode() not in note
+    # nothing anywhere in the notes history carries it either
+    everything = git(repo, "log", "-p", "--format=%B", REF)
+    assert SECRET not in everything and "run_1" in everything
+
+
+def test_show_and_list_without_notes(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = main(capsys, "notes", "show", "-C", str(repo))
+    assert code == 0 and out.startswith("no note on")
+    assert main_json(capsys, "notes", "show", "-C", str(repo))["note"] is None
+    assert main_json(capsys, "notes", "list", "-C", str(repo))["commits"] == []
+    code, _, err = main(capsys, "notes", "list", "nosuch..HEAD", "-C", str(repo))
+    assert code == 2 and "error:" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--session", "https://claude.ai/code/session_1"], "looks like a URL"),
+        (["--session", "just-a-name"], "not an Agent-Session reference"),
+        (["--session", "claude:s1", "--run", "https://ci.example/run/1"], "looks like a URL"),
+        (["--session", "claude:s1", "--run", "line one\nline two"], "not content"),
+        (["--session", "claude:s1", "--run", "x" * 300], "over 256"),
+    ],
+)
+def test_add_refuses_content_and_urls(
+    repo: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, _, err = main(capsys, "notes", "add", "HEAD", *args, "-C", str(repo))
+    assert code == 1, err
+    assert err.startswith("error: note refused") and message in err and "hint:" in err
+    assert note_of(repo) is None
+
+
+def test_add_refuses_a_note_over_the_cap(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = []
+    for n in range(notefmt.MAX_LINES):
+        path = repo / "t" / f"{n}.jsonl"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"{n}\n")
+        files += ["--transcript", str(path)]
+    code, _, err = main(
+        capsys, "notes", "add", "HEAD", "--session", "claude:s1", *files, "-C", str(repo)
+    )
+    assert code == 1 and "at most 64 lines" in err
+    assert note_of(repo) is None
+    # and a union that would cross it is refused too, leaving the note as it was
+    code, _, err = main(
+        capsys, "notes", "add", "HEAD", "--session", "claude:s1", *files[:60], "-C", str(repo)
+    )
+    assert code == 0, err
+    before = note_of(repo)
+    code, _, err = main(
+        capsys, "notes", "add", "HEAD", "--session", "claude:s1", *files[60:], "-C", str(repo)
+    )
+    assert code == 1 and "over 64" in err
+    assert note_of(repo) == before
+
+
+def test_add_needs_an_identity(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("EMAIL", "")
+    git(repo, "config", "user.useConfigOnly", "true")
+    code, _, err = main(capsys, "notes", "add", "HEAD", "--session", "claude:s1", "-C", str(repo))
+    assert code == 2 and "no identity" in err and "git config user.email" in err
+    assert note_of(repo) is None
+
+
+def test_add_to_something_that_is_not_a_commit(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = main(capsys, "notes", "add", "nosuch", "--session", "claude:s1", "-C", str(repo))
+    assert code == 2 and "nosuch: not a commit" in err
+
+
+def test_concurrent_writers_lose_nothing(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer that loses the compare-and-swap re-reads and retries."""
+    real = gitrepo.write_notes
+    raced = []
+
+    def racing(path: str, ref: str, notes: Any, message: str, old: str | None) -> str:
+        if not raced:
+            raced.append(1)
+            sessionnotes.add_records(path, "HEAD", [NoteRecord("codex:other", "session")])
+        return real(path, ref, notes, message, old)
+
+    monkeypatch.setattr(gitrepo, "write_notes", racing)
+    sessionnotes.add_records(str(repo), "HEAD", [NoteRecord("claude:s1", "session")])
+    assert {r.session for r in records_of(repo)} == {"claude:s1", "codex:other"}
+
+
+# -- run records and verify --------------------------------------------------------------
+
+
+def runs_of(repo: Path) -> list[tuple[str, str]]:
+    out = git(repo, "log", "--format=%H %(trailers:key=Run-Id,valueonly,separator=%x2C)")
+    return [tuple(line.split()) for line in out.splitlines() if len(line.split()) == 2]  # type: ignore[misc]
+
+
+def test_run_records(agent: Path) -> None:
+    (commit, run_id), _ = runs_of(agent)
+    log = git(agent, "cat-file", "blob", f"{commit}:state/events.jsonl").encode()
+    records = sessionnotes.run_records(
+        str(agent), commit, run_id, ["claude:s1", "codex:s2", "claude:s1"], None, None,
+        [("transcripts/x.jsonl.gz", "sha256:" + "0" * 64, 12)],
+    )  # fmt: skip
+    span = sessionnotes.run_range(log, run_id)
+    assert span is not None
+    events = [json.loads(line) for line in log.splitlines()]
+    ids = [e["id"] for e in events if e.get("correlation_id") == run_id]
+    assert span == (ids[0], ids[-1])
+    assert ids[0] in {e["id"] for e in events if e["kind"] == "run.started"}
+    digest = "sha256:" + hashlib.sha256(log).hexdigest()
+    run = dict(run=run_id, events=f"{span[0]}..{span[1]}", log=digest)
+    assert records == [
+        NoteRecord("claude:s1", "session"),
+        NoteRecord("claude:s1", "run", **run),
+        NoteRecord("codex:s2", "session"),
+        NoteRecord("codex:s2", "run", **run),
+        NoteRecord(
+            "claude:s1",
+            "transcript",
+            digest="sha256:" + "0" * 64,
+            bytes=12,
+            run=run_id,
+            path="transcripts/x.jsonl.gz",
+        ),
+    ]
+    given = sessionnotes.run_records(str(agent), commit, run_id, ["a:b"], ("x", "y"), digest, [])
+    assert given[1].events == "x..y"
+    assert sessionnotes.run_records(str(agent), commit, run_id, [], None, None, []) == []
+    note = sessionnotes.add_records(str(agent), commit, records)
+    assert not check_note(note)
+
+
+def test_verify(agent: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    git(agent, "update-ref", "-d", "refs/notes/agent-sessions")  # the demo's own run notes
+    (commit, run_id), (older, older_run) = runs_of(agent)
+    transcript = agent / "transcripts" / f"{run_id}.jsonl.gz"
+    transcript.parent.mkdir(exist_ok=True)
+    transcript.write_bytes(gzip.compress(b'{"role":"user"}\n'))
+    add(agent, commit, "claude:s1", "--run", run_id, "--transcript", str(transcript))
+    add(agent, older, "claude:s0", "--run", older_run)
+    report = main_json(capsys, "notes", "verify", "-C", str(agent))
+    assert report["ok"] and report["counts"] == {"match": 3, "mismatch": 0, "missing": 0, "n/a": 2}
+    checks = {
+        (n["commit"], c["what"]): c["status"]
+        for n in report["notes"]
+        for r in n["records"]
+        for c in r["checks"]
+    }
+    assert checks == {
+        (commit, "digest"): "match",
+        (commit, "log"): "match",
+        (commit, "events"): "match",
+        (older, "log"): "match",
+        (older, "events"): "match",
+    }
+    code, out, _ = main(capsys, "notes", "verify", f"{older}..HEAD", "-C", str(agent))
+    assert code == 0 and out.strip().endswith("1 note: 2 match, 0 mismatch, 0 missing, 1 n/a")
+    # a changed transcript is a mismatch (exit 1), a missing one is only reported
+    transcript.write_bytes(gzip.compress(b'{"role":"user","edited":true}\n'))
+    code, out, _ = main(capsys, "notes", "verify", "-C", str(agent))
+    assert code == 1 and "transcript claude:s1" in out and "mismatch" in out
+    transcript.unlink()
+    code, out, _ = main(capsys, "notes", "verify", "-C", str(agent))
+    assert code == 0 and "missing" in out
+    # a record whose log digest is not the commit's log
+    wrong = NoteRecord("claude:s9", "run", run=run_id, log="sha256:" + "1" * 64)
+    sessionnotes.add_records(str(agent), commit, [wrong])
+    code, out, _ = main(capsys, "notes", "verify", "-C", str(agent))
+    assert code == 1 and "log mismatch" in out
+
+
+def test_verify_reports_a_malformed_note(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    git(repo, "notes", "--ref", REF, "add", "-m", SECRET, "HEAD")
+    code, out, _ = main(capsys, "notes", "verify", "-C", str(repo))
+    assert code == 1 and "not a JSON object" in out
+
+
+# -- setup, and rewrites -----------------------------------------------------------------
+
+
+def test_setup(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    git(repo, "config", "notes.rewriteRef", "refs/notes/commits")
+    code, _, err = main(capsys, "notes", "setup", "-C", str(repo))
+    assert code == 0 and "no remote origin" in err
+    git(repo, "remote", "add", "origin", str(tmp_path / "nowhere.git"))
+    for _ in range(2):
+        done = main_json(capsys, "notes", "setup", "-C", str(repo))
+    assert done["remote"] == "origin"
+    assert {s["action"] for s in done["settings"]} == {"kept"}
+    assert git(repo, "config", "--get-all", "notes.rewriteRef").split() == [
+        "refs/notes/commits",
+        REF,
+    ]
+    assert git(repo, "config", "notes.rewriteMode").strip() == "cat_sort_uniq"
+    assert git(repo, "config", "notes.agent-sessions.mergeStrategy").strip() == "cat_sort_uniq"
+    assert git(repo, "config", "--get-all", "remote.origin.fetch").split() == [
+        "+refs/heads/*:refs/remotes/origin/*",
+        f"+{REF}:refs/notes/remotes/origin/agent-sessions",
+    ]
+    code, _, err = main(capsys, "notes", "setup", "upstream", "-C", str(repo))
+    assert code == 2 and "upstream: no such remote" in err
+
+
+def feature_branch(repo: Path) -> tuple[str, str]:
+    """Two commits on branch `feature`, each with a note; main moves on too."""
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "a").write_text("a\n")
+    a = commit_all(repo, "A")
+    add(repo, a, "claude:a")
+    (repo / "b").write_text("b\n")
+    b = commit_all(repo, "B")
+    add(repo, b, "claude:b")
+    git(repo, "checkout", "-q", "main")
+    (repo / "c").write_text("c\n")
+    commit_all(repo, "C")
+    git(repo, "checkout", "-q", "feature")
+    return a, b
+
+
+def rebase_squash(repo: Path) -> None:
+    env = {
+        **os.environ,
+        "GIT_SEQUENCE_EDITOR": "sed -i -e '2s/^pick/squash/'",
+        "GIT_EDITOR": "true",
+    }
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "rebase", "-q", "-i", "main"], env=env, capture_output=True
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_setup_keeps_notes_across_amend_and_rebase(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(capsys, "notes", "setup", "-C", str(repo))[0] == 0
+    feature_branch(repo)
+    git(repo, "commit", "-q", "--amend", "-m", "B, amended")
+    assert records_of(repo) == {NoteRecord("claude:b", "session")}
+    git(repo, "rebase", "-q", "main")
+    assert records_of(repo, "HEAD~1") == {NoteRecord("claude:a", "session")}
+    assert records_of(repo) == {NoteRecord("claude:b", "session")}
+    rebase_squash(repo)  # squash A and B: git combines the notes with cat_sort_uniq
+    assert git(repo, "rev-list", "--count", "main..HEAD").strip() == "1"
+    assert {r.session for r in records_of(repo)} == {"claude:a", "claude:b"}
+
+
+def test_without_setup_git_loses_notes(repo: Path) -> None:
+    feature_branch(repo)
+    git(repo, "commit", "-q", "--amend", "-m", "B, amended")
+    assert note_of(repo) is None
+
+
+def test_post_rewrite_carries_notes_without_setup(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_hooks(capsys, repo)
+    feature_branch(repo)
+    git(repo, "commit", "-q", "--amend", "-m", "B, amended")
+    assert records_of(repo) == {NoteRecord("claude:b", "session")}
+    message = git(repo, "log", "-1", "--format=%s", REF).strip()
+    assert message == "gasp: notes carried over by amend (1 commit)"
+    git(repo, "rebase", "-q", "main")
+    assert records_of(repo, "HEAD~1") == {NoteRecord("claude:a", "session")}
+    assert records_of(repo) == {NoteRecord("claude:b", "session")}
+    rebase_squash(repo)
+    assert {r.session for r in records_of(repo)} == {"claude:a", "claude:b"}
+
+
+def test_post_rewrite_is_a_no_op_after_setup(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_hooks(capsys, repo)
+    assert main(capsys, "notes", "setup", "-C", str(repo))[0] == 0
+    feature_branch(repo)
+    tip = rev(repo, REF)
+    git(repo, "commit", "-q", "--amend", "-m", "B, amended")
+    assert records_of(repo) == {NoteRecord("claude:b", "session")}
+    # git copied the note (one notes commit of its own); the hook added none
+    assert git(repo, "rev-list", "--count", f"{tip}..{REF}").strip() == "1"
+    assert "gasp:" not in git(repo, "log", "-1", "--format=%s", REF)
+    rebase_squash(repo)
+    note = note_of(repo)
+    assert note is not None and not check_note(note)
+    assert note.count(b"claude:a") == note.count(b"claude:b") == 1
+
+
+def test_post_rewrite_repairs_a_concatenated_note(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rewriteRef without cat_sort_uniq concatenates a squash's notes; the hook sorts them."""
+    install_hooks(capsys, repo)
+    git(repo, "config", "notes.rewriteRef", REF)
+    feature_branch(repo)
+    rebase_squash(repo)
+    note = note_of(repo)
+    assert note is not None and not check_note(note), note
+    assert {r.session for r in records_of(repo)} == {"claude:a", "claude:b"}
+
+
+def test_cherry_pick_and_squash_merge_are_reattached(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_hooks(capsys, repo)
+    a, _ = feature_branch(repo)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "cherry-pick", "-x", a)
+    assert records_of(repo) == {NoteRecord("claude:a", "session")}
+    assert git(repo, "log", "-1", "--format=%s", REF).startswith("gasp: notes re-attached")
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    git(repo, "merge", "-q", "--squash", "feature")
+    git(repo, "commit", "-q", "--no-edit")
+    assert records_of(repo) == {
+        NoteRecord("claude:a", "session"),
+        NoteRecord("claude:b", "session"),
+    }
+
+
+def test_run_trailers_reattach_a_squash_and_a_plain_cherry_pick(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_hooks(capsys, repo)
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "a").write_text("a\n")
+    run_commit = commit_all(
+        repo, "run run_7: promoted\n\nRun-Id: run_7\nGoal: -\nOutcome: promoted"
+    )
+    sessionnotes.add_records(str(repo), run_commit, [NoteRecord("claude:s7", "run", run="run_7")])
+    (repo / "b").write_text("b\n")
+    commit_all(repo, "more work\n\nAgent-Session: codex:s8")
+    git(repo, "checkout", "-q", "main")
+    # a cherry-pick without -x: the Run-Id trailer finds the run's note
+    git(repo, "cherry-pick", run_commit)
+    assert records_of(repo) == {NoteRecord("claude:s7", "run", run="run_7")}
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    # a squash: the squashed commits' notes, and the sessions named in their messages
+    git(repo, "merge", "-q", "--squash", "feature")
+    git(repo, "commit", "-q", "--no-edit")
+    assert records_of(repo) == {
+        NoteRecord("claude:s7", "run", run="run_7"),
+        NoteRecord("codex:s8", "session"),
+    }
+
+
+def count_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    real_run, real_attempt = gitrepo.run, gitrepo.attempt
+
+    def run(cwd: str, args: Any, *a: Any, **k: Any) -> bytes:
+        calls.append(list(args))
+        return real_run(cwd, args, *a, **k)
+
+    def attempt(cwd: str, args: Any, *a: Any, **k: Any) -> gitrepo.Completed:
+        calls.append(list(args))
+        return real_attempt(cwd, args, *a, **k)
+
+    monkeypatch.setattr(gitrepo, "run", run)
+    monkeypatch.setattr(gitrepo, "attempt", attempt)
+    return calls
+
+
+def test_post_commit_fast_path(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(repo, "HEAD", "claude:s1")
+    commit_all(repo, "ordinary\n\nAgent-Session: claude:s1\nSigned-off-by: Me <me@x.invalid>")
+    calls = count_git(monkeypatch)
+    notehooks.post_commit(str(repo), sys.stderr)
+    assert calls == [["cat-file", "commit", "HEAD"]]
+    assert capsys.readouterr().err == ""
+
+
+def test_hooks_never_fail(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notehooks.post_commit(str(repo / "nowhere"), sys.stderr)
+    add(repo, "HEAD", "claude:s1")
+
+    def broken(*args: Any) -> dict[str, str]:
+        raise gitrepo.GitError("fatal: the object database is on fire")
+
+    monkeypatch.setattr(gitrepo, "notes_list", broken)
+    notehooks.post_rewrite(str(repo), "amend", [f"{rev(repo)} {'b' * 40}"], sys.stderr)
+    err = capsys.readouterr().err
+    assert err.count("gasp: warning:") == 2 and "Traceback" not in err
+    assert "post-rewrite could not carry session notes over: fatal: the object database" in err
+
+
+# -- sync -------------------------------------------------------------------------------
+
+
+def clones(tmp_path: Path, server: Path | None = None) -> tuple[Path, Path, Path]:
+    if server is None:
+        server = tmp_path / "server.git"
+        git(tmp_path, "init", "-q", "--bare", str(server))
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    git(seed, "init", "-q")
+    commit_all(seed, "first")
+    git(seed, "push", "-q", str(server), "main")
+    a, b = tmp_path / "a", tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(server), str(a))
+    git(tmp_path, "clone", "-q", str(server), str(b))
+    return server, a, b
+
+
+def test_two_clones_sync_to_the_union(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server, a, b = clones(tmp_path)
+    first = rev(a)
+    for clone in (a, b):
+        assert main(capsys, "notes", "setup", "-C", str(clone))[0] == 0
+    add(a, first, "claude:from-a")
+    add(b, first, "codex:from-b")
+    (b / "x").write_text("x\n")
+    second = commit_all(b, "second")
+    add(b, second, "codex:second")
+    git(b, "push", "-q", "origin", "main")
+
+    done = main_json(capsys, "notes", "sync", "-C", str(a))
+    assert (done["fetched"], done["merge"], done["pushed"], done["attempts"]) == (
+        None,
+        "none",
+        True,
+        1,
+    )
+    done = main_json(capsys, "notes", "sync", "-C", str(b))
+    assert done["merge"] == "merged" and done["pushed"] and done["attempts"] == 1
+    code, out, _ = main(capsys, "notes", "sync", "origin", "-C", str(a))
+    assert code == 0 and "merge: fast-forward" in out and "up to date" in out
+    git(a, "pull", "-q", "--ff-only")
+    for clone in (a, b):
+        assert {r.session for r in records_of(clone, first)} == {"claude:from-a", "codex:from-b"}
+        assert records_of(clone, second) == {NoteRecord("codex:second", "session")}
+    assert rev(a, REF) == rev(b, REF) == git(server, "rev-parse", REF).strip()
+    # a plain `git fetch` now brings notes too (the refspec notes setup added)
+    add(a, second, "claude:later")
+    assert main(capsys, "notes", "sync", "-C", str(a))[0] == 0
+    git(b, "fetch", "-q")
+    assert rev(b, "refs/notes/remotes/origin/agent-sessions") == rev(a, REF)
+
+
+def test_sync_retries_when_another_clone_pushes_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, a, b = clones(tmp_path)
+    first = rev(a)
+    add(a, first, "claude:from-a")
+    add(b, first, "codex:from-b")
+    real = gitrepo.attempt
+    raced: list[str] = []
+
+    def racing(cwd: str, args: Any, *rest: Any, **kw: Any) -> gitrepo.Completed:
+        if args[0] == "push" and cwd == str(b) and not raced:
+            raced.append("a")  # clone a pushes its notes between b's fetch and b's push
+            notesync.sync(str(a), "origin", 0)
+        return real(cwd, args, *rest, **kw)
+
+    monkeypatch.setattr(gitrepo, "attempt", racing)
+    code, out, err = main(capsys, "notes", "sync", "-C", str(b), "--json")
+    assert code == 0, err
+    assert (
+        raced
+        and "notes push rejected ([rejected] (fetch first)); fetching and merging again (1/5)"
+        in err
+    )
+    done = json.loads(out)
+    assert done["pushed"] and done["attempts"] == 2 and done["merge"] == "merged"
+    assert {r.session for r in records_of(b, first)} == {"claude:from-a", "codex:from-b"}
+    assert notesync.sync(str(a)).merge == "fast-forward"
+    assert {r.session for r in records_of(a, first)} == {"claude:from-a", "codex:from-b"}
+
+
+def test_sync_gives_up_after_its_retries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, a, b = clones(tmp_path)
+    add(b, "HEAD", "codex:from-b")
+    real = gitrepo.attempt
+    n = [0]
+
+    def racing(cwd: str, args: Any, *rest: Any, **kw: Any) -> gitrepo.Completed:
+        if args[0] == "push" and cwd == str(b):
+            n[0] += 1
+            add(a, "HEAD", f"claude:a{n[0]}")
+            notesync.sync(str(a), "origin", 0)
+        return real(cwd, args, *rest, **kw)
+
+    monkeypatch.setattr(gitrepo, "attempt", racing)
+    code, _, err = main(capsys, "notes", "sync", "--retries", "1", "-C", str(b))
+    assert code == 1 and "rejected 2 times" in err and "--retries" in err
+    assert n[0] == 2
+    # nothing was lost locally: b holds its own note and what it merged
+    assert {"codex:from-b", "claude:a1"} <= {r.session for r in records_of(b)}
+
+
+def test_sync_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, a, _ = clones(tmp_path)
+    code, _, err = main(capsys, "notes", "sync", "upstream", "-C", str(a))
+    assert code == 2 and "upstream: no such remote" in err
+    code, out, _ = main(capsys, "notes", "sync", "-C", str(a))
+    assert code == 0 and "nothing to push" in out
+    code, _, err = main(capsys, "notes", "sync", "--retries", "-1", "-C", str(a))
+    assert code == 2
+
+
+# -- the server hook ---------------------------------------------------------------------
+
+
+def hooked_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    server = tmp_path / "hooked.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    code, _, err = main(
+        capsys, "hooks", "install", "--server", "--python", sys.executable, "-C", str(server)
+    )
+    assert code == 0, err
+    return server
+
+
+def test_pre_receive_judges_notes_pushes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = hooked_server(tmp_path, capsys)
+    _, a, _ = clones(tmp_path, server)
+    add(a, "HEAD", "claude:s1", "--run", "run_1")
+    proc = subprocess.run(
+        ["git", "-C", str(a), "push", "origin", REF], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert git(server, "rev-parse", REF).strip() == rev(a, REF)
+    # a note carrying content is refused, and sync does not retry a hook's refusal
+    good = rev(a, REF)
+    git(a, "notes", "--ref", REF, "add", "-f", "-m", SECRET, "HEAD")
+    proc = subprocess.run(
+        ["git", "-C", str(a), "push", "origin", REF], capture_output=True, text=True
+    )
+    assert proc.returncode != 0 and "pre-receive hook declined" in proc.stderr
+    assert "not a JSON object" in proc.stderr
+    code, _, err = main(capsys, "notes", "sync", "-C", str(a))
+    assert code == 1 and "origin refused the notes push" in err and "again" not in err
+    assert "remote: gasp:" in err
+    assert git(server, "rev-parse", REF).strip() == good
