@@ -38,6 +38,7 @@ from git_gasp.core.change import (
     check_identity,
     check_lines,
     check_skills,
+    check_transcripts,
     deletion_finding,
     trailer_findings,
 )
@@ -66,13 +67,15 @@ class Judged(NamedTuple):
 
 class Policy(NamedTuple):
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    commit_transcripts: bool = False  # git config gasp.commitTranscripts
 
 
 def policy_of(repo: str) -> Policy:
     """The repository's policy: ``git config gasp.maxLineBytes``."""
+    transcripts = gitrepo.config_value(repo, "gasp.commitTranscripts", "bool") == "true"
     raw = gitrepo.config_value(repo, "gasp.maxLineBytes", "int")
     if raw is None:
-        return Policy()
+        return Policy(commit_transcripts=transcripts)
     try:
         cap = int(raw)
     except ValueError:
@@ -80,7 +83,7 @@ def policy_of(repo: str) -> Policy:
             f"gasp.maxLineBytes is not a number ({raw!r})",
             "set it to a size in bytes: git config gasp.maxLineBytes 1048576",
         ) from None
-    return Policy(cap if cap > 0 else DEFAULT_MAX_LINE_BYTES)
+    return Policy(cap if cap > 0 else DEFAULT_MAX_LINE_BYTES, transcripts)
 
 
 def commit_steps(repo: str, commits: Sequence[tuple[str, tuple[str, ...]]]) -> list[Step]:
@@ -201,6 +204,17 @@ class Judge:
             self.locations[key] = found
         return found
 
+    def _step_locations(self, step: Step) -> _Locations:
+        """The append-only paths of a step: those its own AGENT.md declares and
+        those its parents' declared (dropping a declaration frees nothing)."""
+        found = self._locations_of(step.name)
+        for parent in step.parents:
+            other = self._locations_of(parent)
+            found = _Locations(
+                found.logs | other.logs, found.facts | other.facts, found.journals | other.journals
+            )
+        return found
+
     def _packs_of(self, rev: str) -> list[Pack]:
         tree = self.trees.get(_spec(rev, ".agent/packs"))
         found = self.packs.get(tree)
@@ -223,22 +237,37 @@ class Judge:
     # -- the walk ------------------------------------------------------------------
 
     def run(self, steps: Sequence[Step]) -> list[Judged]:
+        out: list[Judged] = []
+        odd = [(s.name, p) for s in steps for p in s.paths if "\n" in p or "\r" in p]
+        for name, path in odd:
+            finding = Finding(
+                repr(path)[1:-1],
+                None,
+                "path",
+                "a path name contains a line break",
+                "rename it: such a path cannot be judged safely, so it is refused",
+            )
+            out.append(Judged(name, finding))
+        if odd:
+            steps = [
+                s._replace(paths=frozenset(p for p in s.paths if "\n" not in p and "\r" not in p))
+                for s in steps
+            ]
         self._lookup({_spec(r, "AGENT.md") for s in steps for r in (s.name, *s.parents)})
         wanted: set[str] = set()
         for step in steps:
-            locations = self._locations_of(step.name)
+            locations = self._step_locations(step)
             paths = set(step.paths) | set(locations.logs) | {"AGENT.md", ".agent/packs"}
             wanted |= {_spec(r, p) for r in (step.name, *step.parents) for p in paths}
         self._lookup(wanted)
         if any(not s.name for s in steps):  # the index: its files are usually on disk too
             top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
             for step in steps:
-                for path in step.paths & self._locations_of(step.name).logs:
+                for path in step.paths & self._step_locations(step).logs:
                     blob = self.blob(step.name, path)
                     if blob is not None:
                         self.seed_from_worktree(top, path, blob)
         self._prepare_anchors(steps)
-        out: list[Judged] = []
         for step in steps:
             out += [Judged(step.name, f) for f in self._judge(step)]
         return out
@@ -248,7 +277,7 @@ class Judge:
         version that is a prefix of it recognised by hashing."""
         versions: dict[str, list[Blob]] = {}
         for step in steps:
-            locations = self._locations_of(step.name)
+            locations = self._step_locations(step)
             for path in step.paths:
                 if not locations.append_only(path):
                     continue
@@ -268,9 +297,12 @@ class Judge:
                 anchors.test_many(blobs, first)
 
     def _judge(self, step: Step) -> list[Finding]:
-        locations = self._locations_of(step.name)
+        locations = self._step_locations(step)
         own = {p for p in step.paths if self._differs_from_all(step, p)}
-        out = check_control_plane(p for p in own if self.blob(step.name, p) is not None)
+        present = [p for p in own if self.blob(step.name, p) is not None]
+        out = check_control_plane(present)
+        if not self.policy.commit_transcripts:
+            out += check_transcripts(present)
         appended: list[Event] = []
         log_paths = sorted(p for p in step.paths if p in locations.logs)
         for path in log_paths:
@@ -286,10 +318,14 @@ class Judge:
             message = self.message(step.name)
             if appended or "session" in message.lower():
                 out += trailer_findings(message, appended, "commit message")
-        identity_changed = any(p == "IDENTITY.md" or p.startswith("identity/") for p in own)
-        if identity_changed or "AGENT.md" in own:
+        # identity is judged against the first parent, the branch merged into:
+        # a merge that takes another branch's identity must bring its decision
+        mainline = {p for p in step.paths if self._differs_from_first(step, p)}
+        identity_changed = any(p == "IDENTITY.md" or p.startswith("identity/") for p in mainline)
+        if identity_changed or "AGENT.md" in mainline:
             log_path = (log_paths or sorted(locations.logs))[0]
-            out += self._identity(step, identity_changed, appended, log_path)
+            brought = appended if len(step.parents) <= 1 else self._brought(step, log_path)
+            out += self._identity(step, identity_changed, brought, log_path)
         skill_paths = [p for p in own if p.startswith("skills/")]
         if skill_paths:
             files = {
@@ -303,6 +339,25 @@ class Judge:
             if len(parts) == 3 and parts[0] == "snapshots" and parts[2] == "graph.json":
                 out += self._snapshot(step, path, locations)
         return out
+
+    def _differs_from_first(self, step: Step, path: str) -> bool:
+        if not step.parents:
+            return True
+        return self.blob(step.parents[0], path) != self.blob(step.name, path)
+
+    def _brought(self, step: Step, log_path: str) -> list[Event]:
+        """The events a merge adds to its first parent's log (all of its log
+        when the first parent's is not a prefix of it)."""
+        from git_gasp.core.log import parse_log
+
+        child = self.blob(step.name, log_path)
+        if child is None:
+            return []
+        merged = bytes(self._view(log_path, child))
+        first = self.blob(step.parents[0], log_path)
+        before = bytes(self._view(log_path, first)) if first is not None else b""
+        tail = merged[len(before) :] if merged.startswith(before) else merged
+        return list(parse_log(tail).events)
 
     def _differs_from_all(self, step: Step, path: str) -> bool:
         child = self.blob(step.name, path)
@@ -569,11 +624,5 @@ def judge(repo: str, steps: Sequence[Step], policy: Policy | None = None) -> lis
         judge_ = Judge(repo, policy or policy_of(repo), reader)
         found = judge_.run(steps)
         if not found:
-            last = steps[-1]
-            tips = [
-                b.oid
-                for p in judge_._locations_of(last.name).logs
-                if (b := judge_.blob(last.name, p))
-            ]
-            judge_.save_contexts(tips)
+            judge_.save_contexts(judge_.log_blobs(steps[-1].name))
         return found

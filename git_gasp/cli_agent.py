@@ -147,7 +147,8 @@ def run_close(
     """Record run.finished, update projections, make the boundary commit of PATHS too."""
     from git_gasp.runs import close_run
 
-    closed = close_run(_open(repo, worker), outcome, goal, sessions, paths)
+    agent = _open(repo, worker)
+    closed = close_run(agent, outcome, goal, _with_configured(agent.root, sessions), paths)
     text = f"closed {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )
@@ -155,6 +156,24 @@ def run_close(
         text += f"; {closed.note}"
     _emit(as_json, closed._asdict(), text)
     return OK
+
+
+def _with_configured(root: str, sessions: tuple[str, ...]) -> tuple[str, ...]:
+    """The --session values, plus the session the prepare-commit-msg hook
+    would name ($AGENT_SESSION or git config gasp.session), once."""
+    import os
+
+    from git_gasp.core.trailers import is_session_ref
+    from git_gasp.sessionhooks import configured_session
+
+    found = configured_session(root, os.environ)
+    if found is None or found[0] in sessions:
+        return sessions
+    value, source = found
+    if not is_session_ref(value):
+        output.diag(f"warning: {source} {value!r} is not an Agent-Session reference; not used")
+        return sessions
+    return (*sessions, value)
 
 
 @run.command(name="abandon")

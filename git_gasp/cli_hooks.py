@@ -11,7 +11,7 @@ import click
 
 from git_gasp import output
 from git_gasp.cli_agent import JSON, REPO
-from git_gasp.errors import FINDINGS, OK
+from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 
 HOOK_NAMES = (
     "pre-commit",
@@ -178,6 +178,37 @@ def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
         _fail_closed(lambda: hooking.pre_receive(root, hooking.stdin_lines(), os.environ, err))
     else:
         hooking.post_receive(root, hooking.stdin_lines(), os.environ)
+    return OK
+
+
+@hooks.command(name="merge-driver")
+@click.argument("base", type=click.Path(dir_okay=False))
+@click.argument("ours", type=click.Path(dir_okay=False))
+@click.argument("theirs", type=click.Path(dir_okay=False))
+@click.argument("path", required=False, default="")
+def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
+    """The gasp-append merge driver: git runs it as `%O %A %B %P` for files
+    whose merge attribute is gasp-append (the journal).
+
+    When both sides only appended to BASE, OURS becomes ours followed by what
+    theirs appended, each side's entries whole; otherwise it is a conflict
+    (exit 1) and OURS is left as it was.
+    """
+    from git_gasp.core.appendonly import merge_appends
+
+    def read(name: str) -> bytes:
+        try:
+            with open(name, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise GaspError(f"{name}: {exc.strerror}", None, USAGE) from None
+
+    merged = merge_appends(read(base), read(ours), read(theirs))
+    if merged is None:
+        output.diag(f"gasp: {path or ours}: a side did more than append; resolve it by hand")
+        return FINDINGS
+    with open(ours, "wb") as fh:
+        fh.write(merged)
     return OK
 
 

@@ -27,7 +27,7 @@ def _known(graph: Graph, node_id: str) -> None:
 
 
 @click.command()
-@click.argument("rev_range", metavar="REV-RANGE", required=False, default="HEAD")
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
 @REPO
 @JSON
 def runs(rev_range: str, repo: str | None, as_json: bool) -> int:

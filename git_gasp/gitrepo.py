@@ -127,6 +127,8 @@ def blobs_at(path: str, specs: Sequence[str]) -> list[Blob | None]:
     """
     if not specs:
         return []
+    if any("\n" in s for s in specs):
+        raise GitError("a path name contains a newline; refusing to look it up")
     payload = "".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape")
     out = run(path, ["cat-file", "--batch-check"], stdin=payload).decode("utf-8", "surrogateescape")
     result: list[Blob | None] = []
@@ -278,6 +280,9 @@ def object_info(path: str, specs: Sequence[str]) -> list[ObjectInfo | None]:
     object there, or None if absent; one ``cat-file --batch-check``."""
     if not specs:
         return []
+    if any("\n" in s for s in specs):
+        # one spec per line: a newline would shift every later answer
+        raise GitError("a path name contains a newline; refusing to look it up")
     payload = "".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape")
     out = run(path, ["cat-file", "--batch-check"], stdin=payload).decode("utf-8", "surrogateescape")
     result: list[ObjectInfo | None] = []
@@ -292,22 +297,30 @@ def object_info(path: str, specs: Sequence[str]) -> list[ObjectInfo | None]:
 
 def changed_paths(path: str, commits: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, set[str]]:
     """Paths each commit changes against any of its parents (a root commit:
-    every path), from one ``git diff-tree --stdin``."""
+    every path), from one ``git diff-tree --stdin``.
+
+    Raw output, so a path is always the item after a ``:``-record and can
+    never be taken for the next commit's header, whatever it is named.
+    """
     if not commits:
         return {}
     payload = "".join(" ".join((c, *parents)) + "\n" for c, parents in commits).encode()
-    args = ["diff-tree", "--stdin", "-r", "-z", "--root", "-m", "--no-renames", "--name-only"]
+    args = ["diff-tree", "--stdin", "-r", "-z", "--root", "-m", "--no-renames", "--raw"]
     out = run(path, args, stdin=payload).decode("utf-8", "surrogateescape")
     known = {c for c, _ in commits}
     result: dict[str, set[str]] = {c: set() for c in known}
     current: str | None = None
-    for item in out.split("\0"):
-        if not item:
-            continue
-        if item in known:
+    items = iter(out.split("\0"))
+    for item in items:
+        if item.startswith(":"):
+            name = next(items, None)
+            if current is None or name is None:
+                raise GitError(f"unexpected git diff-tree output near {item!r}")
+            result[current].add(name)
+        elif item:
+            if item not in known:
+                raise GitError(f"unexpected git diff-tree output: {item!r}")
             current = item
-        elif current is not None:
-            result[current].add(item)
     return result
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,16 +26,15 @@ from typing import NamedTuple, TextIO
 
 from git_gasp import changes, gitrepo, store
 from git_gasp.changes import Judged, Step
-from git_gasp.core.change import Finding, edit_finding, split_lines, trailer_findings
+from git_gasp.core.change import Finding, edit_finding, trailer_findings
 from git_gasp.core.event import Event
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
 ZERO = frozenset({"0" * 40, "0" * 64})
+_NOTE_PATH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 NOTES_REF = "refs/notes/agent-sessions"
 RULES_HINT = "git-gasp-hooks(1) lists the rules"
 AUDIT_LOG = "audit.log"
-#: refs other tools own; the server hook leaves them alone
-FOREIGN = ("refs/agents/", "refs/sessions/", "refs/entire/", "refs/notes/ai")
 APPEND_ONLY_PATHS = ("state/events.jsonl", "memory/facts.jsonl", "journal/JOURNAL.md")
 
 
@@ -109,9 +109,20 @@ def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
     except OSError as exc:
         raise GaspError(f"cannot read {message_file}: {exc.strerror}", None, USAGE) from None
     where = os.path.basename(message_file)
-    found = [Judged("", f) for f in trailer_findings(message, staged_events(repo), where)]
+    if _merging(repo):
+        # a merge brings in runs its other parent closed (the validator skips
+        # merges' trailers too); only the Agent-Session grammar applies
+        found = [Judged("", f) for f in trailer_findings(message, [], where)]
+    else:
+        found = [Judged("", f) for f in trailer_findings(message, staged_events(repo), where)]
     report(found, out)
     _done(found, "commit refused")
+
+
+def _merging(repo: str) -> bool:
+    """A merge is being committed (``MERGE_HEAD`` exists)."""
+    info = gitrepo.object_info(repo, ["MERGE_HEAD"])
+    return bool(info) and info[0] is not None
 
 
 # -- pre-push -----------------------------------------------------------------------
@@ -214,35 +225,41 @@ def pusher(env: Mapping[str, str]) -> str:
 
 
 def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: TextIO) -> None:
-    """Judge a push on the server (see module docstring)."""
+    """Judge a push on the server (see module docstring).
+
+    Every new commit of every pushed ref is judged, whatever the ref: a
+    commit parked under a ref no one looks at would otherwise be "known"
+    when a branch later moves onto it. Replace refs are refused, and git
+    reads no replacements while judging (``GIT_NO_REPLACE_OBJECTS``).
+    """
+    os.environ["GIT_NO_REPLACE_OBJECTS"] = "1"
     updates = read_updates(lines)
     found: list[tuple[str, Judged]] = []
     judged_tips: set[str] = set()
     for update in updates:
-        if update.ref.startswith(FOREIGN):
-            continue
-        if update.ref == NOTES_REF:
-            found += [(update.ref, j) for j in _notes_findings(repo, update)]
-            continue
-        if update.ref.startswith("refs/notes/"):
+        if update.ref.startswith("refs/replace/"):
+            found.append(
+                (update.ref, Judged(update.new if update.new not in ZERO else "", _REPLACE))
+            )
             continue
         if update.new in ZERO:
             found += [(update.ref, j) for j in _deletion(repo, update)]
             continue
+        if update.ref == NOTES_REF:
+            found += [(update.ref, j) for j in _notes_findings(repo, update)]
         if update.new not in judged_tips:
             judged_tips.add(update.new)
             steps = changes.commit_steps(repo, gitrepo.new_commits(repo, update.new))
             found += [(update.ref, j) for j in changes.judge(repo, steps)]
-        if update.old not in ZERO and update.ref.startswith("refs/heads/"):
-            if not _is_ancestor(repo, update.old, update.new):  # a forced update
-                found += [(update.ref, j) for j in _forced(repo, update)]
+        if update.old not in ZERO and not _is_ancestor(repo, update.old, update.new):
+            found += [(update.ref, j) for j in _forced(repo, update)]  # a forced update
     if not found:
         return
     for ref, judged in found:
         report([judged], out, ref)
     requested = any(o.startswith("gasp.bypass=") for o in push_options(env))
     reason = bypass_reason(repo, env)
-    if reason is not None and _audit_writable(repo):
+    if reason is not None and _audit(repo, env, reason, updates, "requested"):
         out.write(f"gasp: bypass by {pusher(env)} ({reason}): violations above not enforced\n")
         return
     if requested:
@@ -255,20 +272,39 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
     _done([j for _, j in found], "push rejected")
 
 
+_REPLACE = Finding(
+    "refs/replace/",
+    None,
+    "replace-ref",
+    "replace refs change what existing commits mean to every reader",
+    "push the rewritten commits themselves instead",
+)
+
+
 def _audit_path(repo: str) -> str:
     return os.path.join(gitrepo.repo_info(repo).common_dir, "gasp", AUDIT_LOG)
 
 
-def _audit_writable(repo: str) -> bool:
-    """A bypass is only honoured when post-receive will be able to record it."""
+def _audit(
+    repo: str, env: Mapping[str, str], reason: str, updates: Sequence[Update], status: str
+) -> bool:
+    """Append one JSON line to ``<git-dir>/gasp/audit.log``; False when it
+    cannot be written (then the bypass is refused: it would go unrecorded)."""
+    record = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "status": status,
+        "pusher": pusher(env),
+        "reason": reason,
+        "refs": [u._asdict() for u in updates],
+    }
     path = _audit_path(repo)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "ab"):
-            pass
-        return True
+        with store.locked(path) as log:
+            log.write((json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
     except OSError:
         return False
+    return True
 
 
 def _is_ancestor(repo: str, old: str, new: str) -> bool:
@@ -285,11 +321,11 @@ def _deletion(repo: str, update: Update) -> list[Judged]:
         return []
     if gitrepo.config_value(repo, "gasp.allowDeletion", "bool") == "true":
         return []
-    info = gitrepo.object_info(repo, [f"{update.old}:{APPEND_ONLY_PATHS[0]}"])
-    if not info or info[0] is None:
+    logs = [p for p in _append_only_paths(repo, update.old) if p.endswith("events.jsonl")]
+    if not logs:
         return []
     finding = Finding(
-        APPEND_ONLY_PATHS[0],
+        logs[0],
         None,
         "append-only",
         f"deleting {update.ref} would drop an agent's log",
@@ -298,26 +334,41 @@ def _deletion(repo: str, update: Update) -> list[Judged]:
     return [Judged(update.old, finding)]
 
 
+def _append_only_paths(repo: str, rev: str) -> list[str]:
+    """Every append-only file of ``rev``'s tree: the defaults, every
+    ``facts.jsonl``, and what its ``AGENT.md`` Locations table declares."""
+    from git_gasp.core.locations import parse_locations
+
+    out = gitrepo.run(repo, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", rev])
+    names = [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
+    declared: set[str] = set(APPEND_ONLY_PATHS) | {"JOURNAL.md"}
+    if "AGENT.md" in names:
+        with gitrepo.BlobReader(repo) as reader:
+            text = reader.read(f"{rev}:AGENT.md").decode("utf-8", "replace")
+        table, _ = parse_locations(text)
+        declared |= set(table["log"]) | set(table["facts"]) | set(table["journal"])
+    return [n for n in names if n in declared or n == "facts.jsonl" or n.endswith("/facts.jsonl")]
+
+
 def _forced(repo: str, update: Update) -> list[Judged]:
-    """A ref update must keep every committed line of the old tip's
-    append-only files (a forced push of an older or rewritten history fails)."""
-    specs = [f"{rev}:{p}" for p in APPEND_ONLY_PATHS for rev in (update.old, update.new)]
+    """A ref update that is not a fast-forward must keep every committed
+    line of the old tip's append-only files, byte for byte at their start."""
+    paths = _append_only_paths(repo, update.old)
+    specs = [f"{rev}:{p}" for p in paths for rev in (update.old, update.new)]
     info = gitrepo.object_info(repo, specs)
     out: list[Judged] = []
     with gitrepo.BlobReader(repo) as reader:
-        for i, path in enumerate(APPEND_ONLY_PATHS):
+        for i, path in enumerate(paths):
             old, new = info[2 * i], info[2 * i + 1]
             if old is None or (new is not None and new.oid == old.oid):
                 continue
             if new is None:
-                message = f"the update of {update.ref} drops the file (a forced push?)"
+                message = f"forced update of {update.ref} drops the file"
                 out.append(Judged(update.new, Finding(path, None, "append-only", message, _FORCE)))
                 continue
             before, after = reader.read(old.oid), reader.read(new.oid)
             if after.startswith(before):
                 continue
-            if _keeps_lines(before, after):
-                continue  # a merge that interleaves lines keeps them all
             finding = edit_finding(path, before, after)
             message = f"forced update of {update.ref}: {finding.message}"
             out.append(Judged(update.new, finding._replace(message=message, hint=_FORCE)))
@@ -325,12 +376,6 @@ def _forced(repo: str, update: Update) -> list[Judged]:
 
 
 _FORCE = "never rewrite a pushed agent log; push new commits on top instead"
-
-
-def _keeps_lines(before: bytes, after: bytes) -> bool:
-    """Every line of ``before`` is in ``after``, in order."""
-    tail = iter(split_lines(after))
-    return all(any(line == other for other in tail) for line in split_lines(before))
 
 
 def _notes_findings(repo: str, update: Update) -> list[Judged]:
@@ -345,9 +390,14 @@ def _notes_findings(repo: str, update: Update) -> list[Judged]:
     out: list[Judged] = []
     with gitrepo.BlobReader(repo) as reader:
         for spec, blob in zip(specs, info, strict=True):
+            commit, _, path = spec.partition(":")
+            if not _NOTE_PATH.fullmatch(path.replace("/", "")):
+                message = f"{path} is not a note (notes are named by the commit they annotate)"
+                hint = "push only notes to refs/notes/agent-sessions (git gasp notes sync)"
+                out.append(Judged(commit, Finding(NOTES_REF, None, "notes", message, hint)))
+                continue
             if blob is None or blob.type != "blob":
                 continue
-            commit, _, path = spec.partition(":")
             for problem in check_note(reader.read(blob.oid)):
                 message = f"note for {path.replace('/', '')[:12]}: {problem.message}"
                 hint = "notes carry session references and sha256 digests only (git gasp notes add)"
@@ -357,20 +407,13 @@ def _notes_findings(repo: str, update: Update) -> list[Judged]:
 
 
 def post_receive(repo: str, lines: Iterable[str], env: Mapping[str, str]) -> None:
-    """Append an allowed bypass to ``<git-dir>/gasp/audit.log`` (JSON lines)."""
+    """Record that a bypassed push was accepted (pre-receive recorded the
+    request before accepting it, so a bypass is never unrecorded)."""
     reason = bypass_reason(repo, env)
     if reason is None:
         return
-    record = {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "pusher": pusher(env),
-        "reason": reason,
-        "refs": [u._asdict() for u in read_updates(lines)],
-    }
-    path = _audit_path(repo)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with store.locked(path) as log:
-        log.write((json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
+    if not _audit(repo, env, reason, read_updates(lines), "accepted"):
+        raise GaspError(f"cannot append to {_audit_path(repo)}", "check the server's permissions")
 
 
 def stdin_lines() -> list[str]:

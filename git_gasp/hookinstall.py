@@ -92,6 +92,18 @@ def shim(hook: str, python: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+MERGE_DRIVER = "gasp-append"
+
+
+def configure_merge_driver(repo: str, python: str | None) -> None:
+    """Define the ``gasp-append`` merge driver in the repository's config
+    (``.gitattributes`` names it for the journal; see git-gasp-hooks(1))."""
+    command = f"{shlex.quote(python)} -m git_gasp" if python else "git-gasp"
+    key = f"merge.{MERGE_DRIVER}"
+    gitrepo.run(repo, ["config", f"{key}.name", "GASP append-only merge (whole entries)"])
+    gitrepo.run(repo, ["config", f"{key}.driver", f"{command} hooks merge-driver %O %A %B %P"])
+
+
 def is_ours(path: str) -> bool:
     try:
         with open(path, "rb") as fh:
@@ -102,6 +114,7 @@ def is_ours(path: str) -> bool:
 
 def install(repo: str, hooks: Sequence[str], python: str | None) -> Installed:
     directory = hooks_dir(repo)
+    configure_merge_driver(repo, python)
     os.makedirs(directory, exist_ok=True)
     chained = []
     for hook in hooks:
@@ -144,10 +157,10 @@ def uninstall(repo: str, hooks: Sequence[str]) -> Installed:
 def status(repo: str, hooks: Sequence[str]) -> dict[str, str]:
     """Each hook: ``gasp`` (our shim), ``gasp+chained``, ``other``, ``absent``,
     or ``hooksPath`` when ``core.hooksPath`` sends git elsewhere."""
-    try:
-        directory = hooks_dir(repo)
-    except GaspError:
+    gitrepo.repo_info(repo)  # not a repository: git's error
+    if gitrepo.config_value(repo, "core.hooksPath"):
         return {hook: "hooksPath" for hook in hooks}
+    directory = hooks_dir(repo)
     out = {}
     for hook in hooks:
         path = os.path.join(directory, hook)

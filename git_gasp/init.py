@@ -2,8 +2,9 @@
 
 It creates only what is missing and never overwrites: in an existing
 repository it adds the layout beside what is there, appends the local
-control plane to ``.gitignore`` and ``*.jsonl merge=union`` to
-``.gitattributes``, and commits just the files it wrote.
+control plane to ``.gitignore`` and the merge attributes to ``.gitattributes``
+(``*.jsonl merge=union``, and whole-entry merges for the journal through the
+``gasp-append`` driver it configures), and commits just the files it wrote.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from git_gasp.runmarker import LOCAL_PATHS
 from git_gasp.worktree import identity_files
 
 _AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-ATTRIBUTES = ("*.jsonl merge=union", "journal/JOURNAL.md merge=union")
+# event and fact lines are unique, so git's union merge keeps them all; journal
+# entries share lines ("- goal: -"), which union would interleave: they merge
+# whole through git-gasp's driver (configured by init and hooks install)
+ATTRIBUTES = ("*.jsonl merge=union", "journal/JOURNAL.md merge=gasp-append")
 
 
 def manifest_text(agent_id: str, digest: str) -> str:
@@ -102,6 +106,18 @@ def init_repo(
     os.makedirs(directory, exist_ok=True)
     if not _is_repo(directory):
         gitrepo.run(directory, ["init", "-q"])
+    if commit:
+        try:
+            gitrepo.run(directory, ["var", "GIT_COMMITTER_IDENT"])
+        except gitrepo.GitError:
+            raise GaspError(
+                "git has no identity to make the first commit with; nothing was written",
+                'set one: git config --global user.name "NAME"; '
+                'git config --global user.email "EMAIL" (or use --no-commit)',
+            ) from None
+    from git_gasp.hookinstall import configure_merge_driver
+
+    configure_merge_driver(directory, None)
     written: list[str] = []
 
     def create(rel: str, data: bytes) -> None:

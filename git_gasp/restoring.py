@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tomllib
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -441,13 +442,32 @@ def restore(
             "name a new directory: git gasp restore URL DIR",
             USAGE,
         )
+    existed = os.path.isdir(dest)
     try:
         gitrepo.safe_clone(url, dest)
+        return describe(dest, url, at, executor, verify_snapshot)
     except gitrepo.GitError as exc:
+        _discard(dest, existed)
         raise GaspError(
             f"clone failed: {exc.message}", "check the URL and your access", USAGE
         ) from None
-    return describe(dest, url, at, executor, verify_snapshot)
+    except BaseException:
+        _discard(dest, existed)  # a refused restore leaves nothing behind to trip over
+        raise
+
+
+def _discard(dest: str, existed: bool) -> None:
+    """Remove what this restore created: the clone (or, in a directory that
+    was empty before, its contents)."""
+    if not existed:
+        shutil.rmtree(dest, ignore_errors=True)
+        return
+    for name in os.listdir(dest) if os.path.isdir(dest) else []:
+        path = os.path.join(dest, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
 
 
 def write_context(path: str, text: str) -> None:

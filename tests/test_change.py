@@ -220,3 +220,13 @@ def test_damage_never_crashes_and_never_passes_a_lost_line(
         assert "append-only" in rules(findings)
     for finding in findings:
         assert finding.message and finding.hint and "\n" not in finding.message
+
+
+def test_secrets_spelled_with_json_escapes_are_found() -> None:
+    token = "ghp_" + "a1B2c3D4" * 4 + "e5F6"
+    escaped = json.dumps({"k": token}).replace("g", "\\u0067", 1).encode() + b"\n"
+    assert b"ghp_" not in escaped
+    found = check_lines(LOG, escaped, 1, 1 << 20, True)
+    assert rules(found) == ["secret"] and "in a JSON string" in found[0].message
+    url = json.dumps({"u": "https://user:hunter2pw@example.com/x"}).replace("/", "\\/")
+    assert rules(check_lines(LOG, url.encode() + b"\n", 1, 1 << 20, True)) == ["secret"]

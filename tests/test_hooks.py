@@ -552,3 +552,213 @@ def test_the_standalone_server_script(
     finally:
         del os.environ["GASP_PYTHON"]
     assert result.returncode != 0 and "the file was truncated" in result.stderr
+
+
+# -- ways around the server hook that must not work -----------------------------------
+
+
+def served(work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    server = bare_server(tmp_path, capsys)
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    return f"file://{server}"
+
+
+def rejected(work: Path, url: str, *refspecs: str) -> str:
+    result = push(work, url, *refspecs)
+    assert result.returncode != 0, result.stderr
+    return result.stderr
+
+
+@pytest.mark.parametrize("ref", ["refs/agents/x", "refs/notes/foo", "refs/tags/t", "refs/x/y"])
+def test_every_pushed_ref_is_judged(
+    ref: str, work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    edit_line(work)
+    commit(work, "parked")
+    assert "committed line 3 was edited" in rejected(work, url, f"HEAD:{ref}")
+
+
+def test_the_notes_ref_carries_only_notes(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    delete_log(work)
+    commit(work, "no log")
+    err = rejected(work, url, "HEAD:refs/notes/agent-sessions")
+    assert "is not a note" in err and "the file was deleted" in err
+
+
+def test_replace_refs_are_refused(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    tip = git(work, "rev-parse", "HEAD").strip()
+    assert "[replace-ref]" in rejected(work, url, f"HEAD~1:refs/replace/{tip}")
+
+
+def test_a_path_with_a_newline_is_refused(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    (work / "a\nHEAD:state").write_text("x\n")
+    edit_line(work)
+    commit(work, "odd name")
+    err = rejected(work, url, "HEAD:refs/heads/main")
+    assert "[path] a path name contains a line break" in err
+    assert "committed line 3 was edited" in err
+
+
+def test_a_file_named_like_a_commit_hides_nothing(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    (work / "first.txt").write_text("a\n")
+    commit(work, "first")
+    (work / git(work, "rev-parse", "HEAD").strip()).write_text("x\n")
+    edit_line(work)
+    commit(work, "second")
+    assert "committed line 3 was edited" in rejected(work, url, "HEAD:refs/heads/main")
+
+
+def test_a_declared_log_stays_append_only_when_undeclared(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    manifest = work / "AGENT.md"
+    original = manifest.read_text()
+    manifest.write_text(original + "\n| Location | Path |\n|---|---|\n| log | logs/b.jsonl |\n")
+    (work / "logs").mkdir()
+    (work / "logs" / "b.jsonl").write_text(goal_pair("b"))
+    commit(work, "declare")
+    assert push(work, url, "HEAD:refs/heads/main").returncode == 0
+    manifest.write_text(original)
+    lines = (work / "logs" / "b.jsonl").read_bytes().splitlines(keepends=True)
+    lines[0] = lines[0].replace(b"goal b", b"goal B")
+    (work / "logs" / "b.jsonl").write_bytes(b"".join(lines))
+    commit(work, "undeclare and edit")
+    assert "logs/b.jsonl:1: [append-only] committed line 1 was edited" in rejected(
+        work, url, "HEAD:refs/heads/main"
+    )
+
+
+def test_an_identity_merged_in_from_an_unrelated_root_needs_a_decision(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    git(work, "checkout", "-q", "--orphan", "root")
+    git(work, "rm", "-rq", "--cached", ".")
+    manifest = (work / "AGENT.md").read_text()
+    identity_without_hash(work)
+    (work / "AGENT.md").write_text(set_identity_hash(manifest, compute(str(work))))
+    git(work, "add", "AGENT.md", "identity")
+    git(work, "commit", "-q", "--no-verify", "-m", "new identity")
+    git(work, "clean", "-qfdx")
+    git(work, "checkout", "-q", "-f", "main")
+    git(work, "merge", "-q", "--allow-unrelated-histories", "--no-commit", "-s", "ours", "root")
+    git(work, "checkout", "root", "--", "AGENT.md", "identity")
+    git(work, "commit", "-q", "--no-verify", "-m", "take the root's identity")
+    assert "without a decision.created" in rejected(work, url, "HEAD:refs/heads/main")
+
+
+def test_a_merge_with_a_logless_parent_cannot_slip_a_line_in_front(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    good = (work / LOG).read_bytes()
+    git(work, "checkout", "-q", "--orphan", "other")
+    git(work, "rm", "-rq", "--cached", ".")
+    git(work, "clean", "-qfdx")
+    (work / "README").write_text("x\n")
+    git(work, "add", "README")
+    git(work, "commit", "-q", "--no-verify", "-m", "other")
+    git(work, "checkout", "-q", "-f", "main")
+    git(work, "merge", "-q", "--allow-unrelated-histories", "--no-commit", "-s", "ours", "other")
+    (work / LOG).write_bytes(goal_pair("forged").encode() + good)
+    git(work, "add", LOG)
+    git(work, "commit", "-q", "--no-verify", "-m", "merge")
+    assert "the merge edits lines its parents share" in rejected(work, url, "HEAD:refs/heads/main")
+
+
+def test_a_forced_push_keeps_every_append_only_file(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (work / "JOURNAL.md").write_text("# old journal\nline one\n")
+    commit(work, "root journal")
+    url = served(work, tmp_path, capsys)
+    (work / "JOURNAL.md").write_text("# old journal\nline 1\n")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "--amend", "--no-verify", "-m", "rewritten")
+    err = rejected(work, url, "+HEAD:refs/heads/main")
+    assert "JOURNAL.md:2: [append-only] forced update of refs/heads/main" in err
+
+
+def test_committed_transcripts_need_the_opt_in(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    (work / "transcripts").mkdir()
+    (work / "transcripts" / "run_1.jsonl.gz").write_bytes(b"\x1f\x8b")
+    git(work, "add", "-f", "transcripts")
+    git(work, "commit", "-q", "--no-verify", "-m", "transcript")
+    assert "[transcript]" in rejected(work, url, "HEAD:refs/heads/main")
+    git(Path(url.removeprefix("file://")), "config", "gasp.commitTranscripts", "true")
+    assert push(work, url, "HEAD:refs/heads/main").returncode == 0
+
+
+def test_a_bypass_is_recorded_before_it_is_honoured(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    server = Path(url.removeprefix("file://"))
+    (server / "hooks" / "post-receive").unlink()  # only pre-receive installed
+    git(server, "config", "gasp.allowBypass", "true")
+    edit_line(work)
+    commit(work, "rewrite")
+    result = push(work, url, "-o", "gasp.bypass=cleanup", "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(x) for x in (server / "gasp" / "audit.log").read_text().splitlines()]
+    assert [r["status"] for r in records] == ["requested"]
+
+
+@pytest.mark.parametrize("how", ["--rebase", "--no-rebase"])
+def test_two_clones_that_each_close_a_run_both_push(
+    how: str, work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Concurrent run closes merge (or rebase) cleanly: union for the log,
+    whole entries for the journal (the gasp-append driver), and the merge
+    commit passes commit-msg though it brings in another run's end."""
+    url = served(work, tmp_path, capsys)
+    clones = []
+    for name in ("one", "two"):
+        clone = tmp_path / name
+        git(tmp_path, "clone", "-q", url, str(clone))
+        assert (
+            main(capsys, "hooks", "install", "--python", sys.executable, "-C", str(clone))[0] == 0
+        )
+        os.environ["GASP_WORKER_ID"] = name
+        try:
+            assert main(capsys, "run", "start", "--task", name, "-C", str(clone))[0] == 0
+            assert (
+                main(capsys, "run", "close", "--outcome", f"{name} done", "-C", str(clone))[0] == 0
+            )
+        finally:
+            del os.environ["GASP_WORKER_ID"]
+        clones.append(clone)
+    one, two = clones
+    assert push(two, "origin", "HEAD:refs/heads/main").returncode == 0
+    pulled = subprocess.run(
+        ["git", "-C", str(one), "pull", "-q", how, "--no-edit", "origin", "main"],
+        capture_output=True,
+        text=True,
+    )
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    journal = (one / "journal" / "JOURNAL.md").read_text()
+    entries = journal.split("\n## ")[-2:]
+    # each entry whole: its heading, blank line, task and goal, in that order
+    tails = sorted(e.split(": ", 1)[1].rstrip("\n") for e in entries)
+    assert tails == [f"{n} done\n\n- task: {n}\n- goal: -" for n in ("one", "two")], journal
+    result = push(one, "origin", "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+    code, out, _ = main(capsys, "check", str(one))
+    assert code == 0, out

@@ -66,7 +66,7 @@ def test_round_trip() -> None:
 
 
 def test_non_ascii_is_written_as_utf8() -> None:
-    rec = NoteRecord("claude:séance", "session", path="transcripts/é.jsonl")
+    rec = NoteRecord("claude:séance", "session", path="transcripts/e.jsonl")
     assert "séance".encode() in format_note([rec])
     assert parse_note(format_note([rec])) == ((rec,), ())
 
@@ -288,7 +288,8 @@ ids = st.text(
 )
 digests = st.from_regex(r"sha256:[0-9a-f]{64}", fullmatch=True)
 words = st.from_regex(r"[A-Za-z0-9_.-]{1,16}", fullmatch=True).filter(lambda w: w.strip("."))
-event_ids = st.from_regex(r"[A-Za-z0-9_-]{1,16}", fullmatch=True)
+event_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,15}", fullmatch=True)
+run_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,15}", fullmatch=True)
 
 
 @st.composite
@@ -304,7 +305,7 @@ def records(draw: st.DrawFn) -> NoteRecord:
         kind=kind,
         digest=digest,
         bytes=draw(st.none() | st.integers(0, 2**63 - 1)) if digest else None,
-        run=draw(words) if kind == "run" else draw(st.none() | words),
+        run=draw(run_ids) if kind == "run" else draw(st.none() | run_ids),
         events=draw(st.none() | st.builds("{}..{}".format, event_ids, event_ids)),
         log=draw(st.none() | digests),
         path=draw(st.none() | st.lists(words, min_size=1, max_size=3).map("/".join)),
@@ -341,3 +342,19 @@ def test_valid_notes_merge_into_a_valid_note(a: bytes, b: bytes) -> None:
     assert check_note(merged) == ()
     records = set(parse_note(a)[0]) | set(parse_note(b)[0])
     assert set(parse_note(merged)[0]) == records
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("run", "USER said: reset the db"),
+        ("run", "password=hunter2x9"),
+        ("events", "e1..the whole transcript"),
+        ("path", "transcripts/AKIA" + "ABCDEFGHIJKLMNOP.gz"),
+        ("path", "notes/with space.txt"),
+    ],
+)
+def test_fields_hold_references_not_prose(field: str, value: str) -> None:
+    record = {"kind": "run", "run": "r1", "session": "claude:x", "v": 1, field: value}
+    data = (json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    assert check_note(data), value

@@ -93,7 +93,10 @@ def merge_problem(parents: list[bytes | None], merged: bytes) -> int | None:
     """None if ``merged`` obeys the merge rule; -1 if it edits the common base;
     else the index of a parent whose added lines were dropped."""
     texts = [lossy(p) if p is not None else "" for p in parents]
-    base = _common_prefix(texts)
+    # the base is what every parent that has the file shares: a parent
+    # without it must not make the whole file "new" (a line could then be
+    # slipped in before the other parent's lines)
+    base = _common_prefix([t for t, p in zip(texts, parents, strict=True) if p is not None])
     result = lossy(merged)
     if not result.startswith(base):
         return -1
@@ -281,3 +284,18 @@ def worktree_problem(
     if lossy(on_disk).startswith(lossy(read_blob(committed.oid))):
         return None
     return f"{path}: working tree edits committed lines"
+
+
+def merge_appends(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """A three-way merge of a file both sides only appended to: ours, then
+    what theirs appended, each side's block kept whole (git's ``union``
+    merge interleaves blocks that share lines, such as journal entries).
+    None when a side did more than append."""
+    if not (ours.startswith(base) and theirs.startswith(base)):
+        return None
+    added = theirs[len(base) :]
+    if not added or ours[len(base) :] == added:
+        return ours
+    if ours.endswith(added):
+        return ours  # already merged
+    return ours + (b"" if not ours or ours.endswith(b"\n") else b"\n") + added

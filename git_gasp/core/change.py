@@ -23,6 +23,10 @@ facts              appended facts follow the §9.5 envelope and name known ids
 snapshot           an added or changed snapshot verifies against the log
 control-plane      .agent/lease, .agent/HEAD, .agent/RUN, .agent/worker are
                    local and never committed
+transcript         transcripts/ is not committed unless gasp.commitTranscripts
+trailer            a boundary commit names its run in Run-Id/Goal/Outcome;
+                   Agent-Session values follow the grammar
+path               no changed path name holds a line break
 secret             appended lines carry no credentials (git_gasp.core.secrets)
 line-size          no appended line is larger than the cap (default 1 MiB)
 utf-8              append-only files stay valid UTF-8
@@ -52,9 +56,10 @@ from git_gasp.core.ops import (
     parse_ops,
 )
 from git_gasp.core.pack import Pack, vocabulary
-from git_gasp.core.secrets import find_secrets
+from git_gasp.core.secrets import SecretFinding, find_secrets
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
+SQUASHED = "Squashed commit of the following:"  # how git merge --squash starts its message
 _NUMBERED = re.compile(r"line (\d+): ")
 CONTROL_PLANE = (".agent/lease", ".agent/HEAD", ".agent/RUN", ".agent/worker")
 IDENTITY_HINT = (
@@ -205,14 +210,17 @@ def check_lines(
                 )
             )
             continue
-        for secret in find_secrets(text):
+        secrets = [(f"column {f.column}", f) for f in find_secrets(text)]
+        if not secrets and ("\\u" in text or "\\/" in text):
+            # JSON escapes (\uXXXX, \/) can spell a secret the raw line hides
+            secrets = [("in a JSON string", f) for f in _escaped_secrets(text)]
+        for where_, secret in secrets:
             out.append(
                 Finding(
                     path,
                     n,
                     "secret",
-                    f"column {secret.column}: looks like {secret.label} ({secret.preview}) "
-                    f"[{secret.rule}]",
+                    f"{where_}: looks like {secret.label} ({secret.preview}) [{secret.rule}]",
                     "an append-only log can never forget a secret: remove it from the "
                     "staged lines, rotate the credential, and reference secrets by name",
                 )
@@ -228,6 +236,32 @@ def check_lines(
                 )
             )
     return out
+
+
+def _escaped_secrets(text: str) -> list[SecretFinding]:
+    """Secrets in the decoded strings (keys and values) of a JSON line."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    strings: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                strings.append(key)
+                stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(item)
+    found: list[SecretFinding] = []
+    for string in strings:
+        found += find_secrets(string)
+    return found
 
 
 # -- appended events --------------------------------------------------------------
@@ -502,6 +536,22 @@ def check_skills(changed: Sequence[str], skill_files: dict[str, bytes]) -> list[
     return out
 
 
+def check_transcripts(paths: Iterable[str]) -> list[Finding]:
+    """Transcripts stay cold and local: ``transcripts/`` is never committed
+    unless the repository opts in (``gasp.commitTranscripts``)."""
+    return [
+        Finding(
+            path,
+            None,
+            "transcript",
+            "transcripts stay local; notes and events carry their digests",
+            f"git rm --cached {path} (or opt in: git config gasp.commitTranscripts true)",
+        )
+        for path in sorted(paths)
+        if path.startswith("transcripts/")
+    ]
+
+
 def check_control_plane(paths: Iterable[str]) -> list[Finding]:
     """The local control plane is never committed."""
     return [
@@ -521,10 +571,12 @@ def check_control_plane(paths: Iterable[str]) -> list[Finding]:
 
 
 def trailer_findings(message: str, events: Iterable[Event], where: str) -> list[Finding]:
-    """A commit that appends a ``run.finished`` carries exactly one ``Run-Id``,
-    ``Goal`` and ``Outcome`` trailer naming that run and its outcome (in the
-    final trailer block, as git parses it); every ``Agent-Session`` value
-    follows the grammar. ``where`` names the message in findings."""
+    """A commit that appends one ``run.finished`` (a boundary commit) carries
+    exactly one ``Run-Id``, ``Goal`` and ``Outcome`` trailer naming that run
+    and its outcome (in the final trailer block, as git parses it); every
+    ``Agent-Session`` value follows the grammar. A commit that appends several
+    runs' ends, or carries git's squash message, is a squash of boundary
+    commits and is not held to the one-run rule. ``where`` names the message."""
     from git_gasp.core.trailers import is_session_ref, parse_trailers, values
 
     trailers = parse_trailers(message)
@@ -542,13 +594,11 @@ def trailer_findings(message: str, events: Iterable[Event], where: str) -> list[
                 )
             )
     finished = [e for e in events if e.kind == "run.finished"]
-    if not finished:
+    if len(finished) != 1 or SQUASHED in message:
+        # none: not a boundary commit; several, or git's squash message: a squash
+        # of boundary commits, whose runs the post-commit hook links by notes
         return out
     hint = "close runs with: git gasp run close --outcome TEXT (it writes these trailers)"
-    if len(finished) > 1:
-        ids = ", ".join(_payload_str(e, "run_id") or e.id for e in finished)
-        message_ = f"one commit closes {len(finished)} runs ({ids}); a boundary commit closes one"
-        return [*out, Finding(where, None, "trailer", message_, hint)]
     event = finished[0]
     expected = {
         "Run-Id": _payload_str(event, "run_id"),

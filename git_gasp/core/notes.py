@@ -29,18 +29,20 @@ kind      string   required; ``session`` (links the commit to the session),
                    commit closed)
 digest    string   ``sha256:`` and 64 lowercase hex digits; required for ``transcript``
 bytes     integer  0 to 2**63-1: the size of what ``digest`` names (needs ``digest``)
-run       string   the run id; required for ``run``
-events    string   ``<first-event-id>..<last-event-id>``: the run's event range (one
-                   ``..``, neither id empty)
+run       string   the run id; required for ``run``; an id: a letter or digit, then
+                   letters, digits and ``_.:@+-``, at most 128 characters
+events    string   ``<first-event-id>..<last-event-id>``: the run's event range (two
+                   ids as for ``run``)
 log       string   ``sha256:<hex>``: the digest of the event log prefix at the commit
 path      string   a repository-relative path such as ``transcripts/<run-id>.jsonl.gz``:
                    ``/``-separated, no leading ``/``, no drive letter, no ``\\``, no
-                   empty, ``.`` or ``..`` segment
+                   empty, ``.`` or ``..`` segment; names of letters, digits and ``_.+-``
 ========= ======== ================================================================
 
 No other key is allowed; in particular no ``url`` and no content: notes carry
 references and digests only. Every string is non-empty, at most 256 characters, and
-holds no control character, line or paragraph separator, unpaired surrogate or ``://``.
+holds no control character, line or paragraph separator, unpaired surrogate or ``://``,
+and nothing :mod:`git_gasp.core.secrets` takes for a credential.
 
 Example (two records; a real digest has 64 hex digits)::
 
@@ -56,6 +58,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Literal, NamedTuple, cast, get_args
 
+from git_gasp.core.secrets import find_secrets
 from git_gasp.core.trailers import is_session_ref
 
 MAX_NOTE_BYTES = 16384
@@ -70,6 +73,9 @@ FIELDS = ("v", "session", "kind", "digest", "bytes", "run", "events", "log", "pa
 _STRINGS = ("session", "kind", "digest", "run", "events", "log", "path")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _DRIVE = re.compile(r"[A-Za-z]:")
+#: an id (run, first and last event) and a path component: references, not prose
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}")
+_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,128}")
 _BAD_CATEGORIES = {"Cc": "a control character", "Zl": "a line break", "Zp": "a line break"}
 _NOT_CONTENT = "notes carry references, not content"
 _SESSION_GRAMMAR = "<agent>:[<namespace>:]<sessionId>[#<recordRef>]"
@@ -131,12 +137,13 @@ def _string_problem(key: str, value: str) -> str | None:
 def _path_ok(path: str) -> bool:
     if path.startswith("/") or "\\" in path or _DRIVE.match(path):
         return False
-    return all(part not in ("", ".", "..") for part in path.split("/"))
+    parts = path.split("/")
+    return all(part not in ("", ".", "..") and _NAME.fullmatch(part) for part in parts)
 
 
 def _events_ok(events: str) -> bool:
     first, sep, last = events.partition("..")
-    return bool(sep and first and last and ".." not in last)
+    return bool(sep and ".." not in last and _ID.fullmatch(first) and _ID.fullmatch(last))
 
 
 def _format_problem(key: str, value: str) -> str | None:
@@ -147,9 +154,17 @@ def _format_problem(key: str, value: str) -> str | None:
     if key in ("digest", "log") and not _DIGEST.fullmatch(value):
         return f"`{key}` must be sha256:<64 lowercase hex digits>"
     if key == "events" and not _events_ok(value):
-        return "`events` must be <first-event-id>..<last-event-id>"
+        return "`events` must be <first-event-id>..<last-event-id> (ids of [A-Za-z0-9_.:@+-])"
+    if key == "run" and not _ID.fullmatch(value):
+        return "`run` must be a run id of [A-Za-z0-9_.:@+-], at most 128 characters"
     if key == "path" and not _path_ok(value):
-        return "`path` must be relative to the repository (no leading /, no .., . or empty parts)"
+        return (
+            "`path` must be relative to the repository (no leading /, no .., . or empty parts; "
+            "names of [A-Za-z0-9_.+-])"
+        )
+    secrets = find_secrets(value)
+    if secrets:
+        return f"`{key}` looks like it holds {secrets[0].label}: {_NOT_CONTENT}"
     return None
 
 
