@@ -566,7 +566,8 @@ class Agent:
             and e.payload.get("run_id") == run.run_id
             for e in self._runs()
         ):
-            self.record(P.run_finished(run.run_id, outcome))
+            exists = run.run_id in self.graph.nodes
+            self.record(P.run_finished(run.run_id, outcome, exists))
         return run.run_id
 
     def forget_run(self) -> None:

@@ -438,3 +438,17 @@ def test_the_common_directory_is_found_without_git_where_plain(
     real = gitrepo.repo_info
     monkeypatch.setattr(gitrepo, "repo_info", lambda path: asked.append(path) or real(path))
     assert os.path.samefile(seeding.common_dir(str(repo)) or "", repo / ".git") and asked
+
+
+def test_the_fixtures_open_run_can_be_closed(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """run_42 of the canonical fixture was started without a run node: closing
+    it creates the node instead of updating a missing one."""
+    code, _, err = main(
+        capsys, "run", "abandon", "--reason", "fixture", "-C", str(fixture_repo), "--worker", "w"
+    )
+    assert code == 0, err
+    conformant(fixture_repo)
+    code, out, _ = main(capsys, "run", "status", "-C", str(fixture_repo), "--json")
+    assert json.loads(out)["open_run"] is None

@@ -292,8 +292,13 @@ def run_started(run_id: str, task_text: str) -> Record:
     return Record("run.started", {"run_id": run_id, "task": task_text}, ops, run_id)
 
 
-def run_finished(run_id: str, outcome: str) -> Record:
-    ops = (update_node(run_id, {"outcome": outcome, "status": "finished"}),)
+def run_finished(run_id: str, outcome: str, node_exists: bool = True) -> Record:
+    """``run.finished`` and its UpdateNode; a run whose ``run.started`` made no
+    node (the canonical fixture's ``run_42``) gets its node created instead,
+    so the run can still be closed and a fold skips nothing."""
+    props = {"outcome": outcome, "status": "finished"}
+    op = update_node(run_id, props) if node_exists else create_node(run_id, "run", props)
+    ops = (op,)
     return Record("run.finished", {"outcome": outcome, "run_id": run_id}, ops, run_id)
 
 
