@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from git_gasp import gitrepo
-from git_gasp.core.appendonly import Anchors, Blob, merge_problem
+from git_gasp.core.appendonly import Anchors, Blob
 from git_gasp.core.change import (
     DEFAULT_MAX_LINE_BYTES,
     Finding,
@@ -37,9 +37,11 @@ from git_gasp.core.change import (
     check_facts,
     check_identity,
     check_lines,
+    check_locations,
     check_skills,
     check_transcripts,
     deletion_finding,
+    merge_finding,
     trailer_findings,
 )
 from git_gasp.core.event import Event
@@ -51,7 +53,6 @@ from git_gasp.core.pack import Pack, PackError, parse_pack
 CONTEXTS_DIR = "contexts-v1"
 _KEEP_CONTEXTS = 8
 JOURNALS = ("journal/JOURNAL.md", "JOURNAL.md")
-MERGE_HINT = "merge agent logs with merge=union (git gasp init sets it in .gitattributes)"
 
 
 class Step(NamedTuple):
@@ -340,24 +341,33 @@ class Judge:
                 out += self._snapshot(step, path, locations)
         return out
 
+    def _mainline(self, step: Step) -> str | None:
+        """The parent a change is judged against for identity: the first that
+        is an agent (has AGENT.md), else the first parent."""
+        for parent in step.parents:
+            if self.blob(parent, "AGENT.md") is not None:
+                return parent
+        return step.parents[0] if step.parents else None
+
     def _differs_from_first(self, step: Step, path: str) -> bool:
-        if not step.parents:
-            return True
-        return self.blob(step.parents[0], path) != self.blob(step.name, path)
+        main = self._mainline(step)
+        return main is None or self.blob(main, path) != self.blob(step.name, path)
 
     def _brought(self, step: Step, log_path: str) -> list[Event]:
-        """The events a merge adds to its first parent's log (all of its log
-        when the first parent's is not a prefix of it)."""
+        """The events a merge adds to its mainline parent's log (none when
+        that log is not a prefix of the merged one: the merge rule refuses it)."""
         from git_gasp.core.log import parse_log
 
         child = self.blob(step.name, log_path)
-        if child is None:
+        main = self._mainline(step)
+        if child is None or main is None:
             return []
         merged = bytes(self._view(log_path, child))
-        first = self.blob(step.parents[0], log_path)
+        first = self.blob(main, log_path)
         before = bytes(self._view(log_path, first)) if first is not None else b""
-        tail = merged[len(before) :] if merged.startswith(before) else merged
-        return list(parse_log(tail).events)
+        if not merged.startswith(before):
+            return []
+        return list(parse_log(merged[len(before) :]).events)
 
     def _differs_from_all(self, step: Step, path: str) -> bool:
         child = self.blob(step.name, path)
@@ -406,7 +416,7 @@ class Judge:
             if anchors is None or not self._known_prefix(anchors, parent, child):
                 before = bytes(self._view(path, parent))
                 findings, chunk = appended_chunk(path, before, bytes(view), jsonl)
-            elif jsonl and parent.size and view[parent.size - 1] != 0x0A:
+            elif parent.size and view[parent.size - 1] != 0x0A:
                 before = bytes(view[: parent.size])
                 findings, chunk = appended_chunk(path, before, bytes(view), jsonl)
             else:  # known to be a clean prefix: no need to read it
@@ -414,21 +424,13 @@ class Judge:
             return findings, chunk, (parent if chunk is not None else None)
         contents = [bytes(self._view(path, p)) if p is not None else None for p in parents]
         merged = bytes(self._view(path, child))
-        problem = merge_problem(contents, merged)
-        if problem is not None:
-            what = (
-                "the merge edits lines its parents share"
-                if problem < 0
-                else f"the merge drops lines that parent {step.parents[problem][:7]} added"
-            )
-            return [Finding(path, None, "append-only", what, MERGE_HINT)], None, None
-        for blob, data in zip(parents, contents, strict=True):
-            if blob is not None and data is not None and merged.startswith(data):
-                if not data or data.endswith(b"\n"):
-                    return [], merged[len(data) :], blob
-        texts = [d for d in contents if d is not None]
-        base = _common_line_prefix(texts)
-        return [], merged[len(base) :], base
+        finding = merge_finding(path, contents, merged, step.parents)
+        if finding is not None:
+            return [finding], None, None
+        first = next(i for i, p in enumerate(parents) if p is not None)
+        data = contents[first]
+        assert data is not None
+        return [], merged[len(data) :], parents[first]
 
     def _log(self, step: Step, path: str) -> tuple[list[Finding], list[Event]]:
         findings, chunk, base = self._appended(step, path, jsonl=True)
@@ -504,7 +506,8 @@ class Judge:
     def _identity(
         self, step: Step, changed: bool, appended: list[Event], log_path: str
     ) -> list[Finding]:
-        before = self.blob(step.parents[0], "AGENT.md") if step.parents else None
+        main = self._mainline(step)
+        before = self.blob(main, "AGENT.md") if main is not None else None
         after = self.blob(step.name, "AGENT.md")
         digest = None
         if changed:
@@ -513,14 +516,12 @@ class Judge:
             if not files:
                 files = gitrepo.tree_files(self.repo, rev, ["IDENTITY.md"])
             digest = identity_hash((p, self.read(oid)) for p, oid in files) if files else None
-        return check_identity(
-            changed,
-            self.read(before.oid) if before else None,
-            self.read(after.oid) if after else None,
-            digest,
-            appended,
-            log_path,
+        manifest_before = self.read(before.oid) if before else None
+        manifest_after = self.read(after.oid) if after else None
+        findings = check_identity(
+            changed, manifest_before, manifest_after, digest, appended, log_path
         )
+        return findings + check_locations(manifest_before, manifest_after, appended, log_path)
 
     def _snapshot(self, step: Step, path: str, locations: _Locations) -> list[Finding]:
         from git_gasp.core.fold import FoldError, fold
@@ -560,15 +561,6 @@ class Judge:
             context = self.contexts.get(oid)
             if context is not None:
                 save_context(self.common_dir, oid, context)
-
-
-def _common_line_prefix(texts: list[bytes]) -> bytes:
-    lo, hi = min(texts), max(texts)
-    n = 0
-    while n < len(lo) and lo[n] == hi[n]:
-        n += 1
-    base = lo[:n]
-    return base[: base.rfind(b"\n") + 1]
 
 
 # -- the context cache ------------------------------------------------------------

@@ -26,7 +26,7 @@ from typing import NamedTuple, TextIO
 
 from git_gasp import changes, gitrepo, store
 from git_gasp.changes import Judged, Step
-from git_gasp.core.change import Finding, edit_finding, trailer_findings
+from git_gasp.core.change import Finding, edit_finding, split_lines, trailer_findings
 from git_gasp.core.event import Event
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
@@ -234,6 +234,8 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
     """
     os.environ["GIT_NO_REPLACE_OBJECTS"] = "1"
     updates = read_updates(lines)
+    if not updates:  # git always names at least one ref: a cut-off input fails closed
+        raise GaspError("pre-receive read no ref updates", "the hook's input was lost; push again")
     found: list[tuple[str, Judged]] = []
     judged_tips: set[str] = set()
     for update in updates:
@@ -251,8 +253,11 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             judged_tips.add(update.new)
             steps = changes.commit_steps(repo, gitrepo.new_commits(repo, update.new))
             found += [(update.ref, j) for j in changes.judge(repo, steps)]
-        if update.old not in ZERO and not _is_ancestor(repo, update.old, update.new):
-            found += [(update.ref, j) for j in _forced(repo, update)]  # a forced update
+        if update.old not in ZERO:
+            # whatever path the commits took (merges, parked refs, a forced
+            # push), the new tip keeps the old tip's append-only files and
+            # changes who the agent is only with a recorded decision
+            found += [(update.ref, j) for j in _tip_findings(repo, update)]
     if not found:
         return
     for ref, judged in found:
@@ -321,7 +326,11 @@ def _deletion(repo: str, update: Update) -> list[Judged]:
         return []
     if gitrepo.config_value(repo, "gasp.allowDeletion", "bool") == "true":
         return []
-    logs = [p for p in _append_only_paths(repo, update.old) if p.endswith("events.jsonl")]
+    logs = [
+        p
+        for p in _append_only_paths(repo, update.old)
+        if p.endswith(".jsonl") and not p.endswith("facts.jsonl")
+    ]
     if not logs:
         return []
     finding = Finding(
@@ -350,32 +359,80 @@ def _append_only_paths(repo: str, rev: str) -> list[str]:
     return [n for n in names if n in declared or n == "facts.jsonl" or n.endswith("/facts.jsonl")]
 
 
-def _forced(repo: str, update: Update) -> list[Judged]:
-    """A ref update that is not a fast-forward must keep every committed
-    line of the old tip's append-only files, byte for byte at their start."""
+def _tip_findings(repo: str, update: Update) -> list[Judged]:
+    """Between the old and the new tip of a ref: every append-only file of
+    the old tip is kept byte for byte at the start of the new tip's, and an
+    identity hash or Locations change comes with an appended decision."""
+    from git_gasp.core.appendonly import blob_id
+    from git_gasp.core.change import check_locations
+    from git_gasp.core.log import parse_log
+    from git_gasp.core.manifest import declared_identity_hash
+
+    fast = _is_ancestor(repo, update.old, update.new)
+    verb = "update" if fast else "forced update"
     paths = _append_only_paths(repo, update.old)
-    specs = [f"{rev}:{p}" for p in paths for rev in (update.old, update.new)]
+    specs = [f"{rev}:{p}" for p in [*paths, "AGENT.md"] for rev in (update.old, update.new)]
     info = gitrepo.object_info(repo, specs)
+    hash_name = gitrepo.repo_info(repo).object_format
     out: list[Judged] = []
+    kept: dict[str, tuple[bytes, bytes]] = {}
     with gitrepo.BlobReader(repo) as reader:
         for i, path in enumerate(paths):
             old, new = info[2 * i], info[2 * i + 1]
             if old is None or (new is not None and new.oid == old.oid):
                 continue
             if new is None:
-                message = f"forced update of {update.ref} drops the file"
+                message = f"{verb} of {update.ref} drops the file"
                 out.append(Judged(update.new, Finding(path, None, "append-only", message, _FORCE)))
                 continue
-            before, after = reader.read(old.oid), reader.read(new.oid)
-            if after.startswith(before):
+            after = reader.read(new.oid)
+            size = old.size
+            if size <= len(after) and blob_id(after[:size], size, hash_name) == old.oid:
+                kept[path] = (after[:size], after[size:])
+                continue
+            before = reader.read(old.oid)
+            if fast and _keeps_lines(before, after):
+                # a merge on the way put the old tip's lines after its first
+                # parent's: every one kept, in order (each merge was judged)
+                kept[path] = (before, _lines_not_in(after, before))
                 continue
             finding = edit_finding(path, before, after)
-            message = f"forced update of {update.ref}: {finding.message}"
+            message = f"{verb} of {update.ref}: {finding.message}"
             out.append(Judged(update.new, finding._replace(message=message, hint=_FORCE)))
+        manifest_old, manifest_new = info[-2], info[-1]
+        if out or manifest_old is None or manifest_new is None or manifest_old == manifest_new:
+            return out
+        before = reader.read(manifest_old.oid)
+        after_manifest = reader.read(manifest_new.oid)
+    logs = [p for p in paths if p.endswith(".jsonl") and not p.endswith("facts.jsonl")]
+    appended = [e for p in logs if p in kept for e in parse_log(kept[p][1]).events]
+    log_path = logs[0] if logs else APPEND_ONLY_PATHS[0]
+    declared = [
+        declared_identity_hash(m.decode("utf-8", "replace")).value for m in (before, after_manifest)
+    ]
+    if declared[0] != declared[1] and not any(e.kind == "decision.created" for e in appended):
+        message = f"the identity of {update.ref} changes without a decision.created on the way"
+        hint = (
+            "make identity changes with: git gasp identity commit --approved-by NAME --reason TEXT"
+        )
+        out.append(Judged(update.new, Finding("AGENT.md", None, "identity", message, hint)))
+    for finding in check_locations(before, after_manifest, appended, log_path):
+        out.append(Judged(update.new, finding._replace(message=f"{update.ref}: {finding.message}")))
     return out
 
 
 _FORCE = "never rewrite a pushed agent log; push new commits on top instead"
+
+
+def _keeps_lines(before: bytes, after: bytes) -> bool:
+    """Every line of ``before`` is in ``after``, in order (bytes)."""
+    tail = iter(split_lines(after))
+    return all(any(line == other for other in tail) for line in split_lines(before))
+
+
+def _lines_not_in(after: bytes, before: bytes) -> bytes:
+    old = set(split_lines(before))
+    return b"".join(line for line in split_lines(after) if line not in old)
 
 
 def _notes_findings(repo: str, update: Update) -> list[Judged]:

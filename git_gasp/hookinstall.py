@@ -83,7 +83,7 @@ def shim(hook: str, python: str | None) -> str:
         lines += [
             'input=$(mktemp "${TMPDIR:-/tmp}/gasp-hook.XXXXXX") || exit 1',
             "trap 'rm -f \"$input\"' EXIT",
-            'cat > "$input"',
+            'cat > "$input" || { echo "gasp: cannot save the hook input" >&2; exit 1; }',
             'if [ -x "$chained" ]; then "$chained" "$@" < "$input" || exit $?; fi',
             f'{run} < "$input"',
         ]

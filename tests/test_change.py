@@ -82,7 +82,9 @@ def test_appended_chunk_rules() -> None:
     assert appended_chunk(LOG, b"a\n", b"a\n", True) == ([], None)
     findings, chunk = appended_chunk(LOG, b"a", b"ab\n", True)
     assert chunk is None and "had no newline and was extended" in findings[0].message
-    assert appended_chunk("journal/JOURNAL.md", b"a", b"ab\n", False) == ([], b"b\n")
+    findings, _ = appended_chunk("journal/JOURNAL.md", b"a", b"ab\n", False)
+    assert "had no newline and was extended" in findings[0].message
+    assert appended_chunk("journal/JOURNAL.md", b"a", b"a\nb\n", False) == ([], b"\nb\n")
     findings, _ = appended_chunk(LOG, b"a\n", None, True)
     assert findings[0].message == "the file was deleted"
 

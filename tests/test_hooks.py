@@ -54,6 +54,21 @@ def goal_pair(tag: str, kind: str = "goal") -> str:
     )
 
 
+def decision_pair(tag: str) -> str:
+    decision = {"id": f"dec-{tag}", "status": "Approved", "title": f"approve {tag}"}
+    ops = [{"CreateNode": {"id": f"dec-{tag}", "kind": "decision", "props": decision}}]
+    return event(f"ev-dec-{tag}", "decision.created", decision) + event(
+        f"ev-dec-{tag}-ops", "state.ops_applied", ops, f"ev-dec-{tag}"
+    )
+
+
+def mkcommit(repo: Path, message: str, *parents: str) -> str:
+    """A commit of the index with the given parents (git commit-tree)."""
+    tree = git(repo, "write-tree").strip()
+    args = [x for p in parents for x in ("-p", p)]
+    return git(repo, "commit-tree", tree, *args, "-m", message).strip()
+
+
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A `git gasp demo` repository, built once (in a hermetic environment)."""
@@ -630,6 +645,7 @@ def test_a_declared_log_stays_append_only_when_undeclared(
     manifest.write_text(original + "\n| Location | Path |\n|---|---|\n| log | logs/b.jsonl |\n")
     (work / "logs").mkdir()
     (work / "logs" / "b.jsonl").write_text(goal_pair("b"))
+    append(work, LOG, decision_pair("declare"))
     commit(work, "declare")
     assert push(work, url, "HEAD:refs/heads/main").returncode == 0
     manifest.write_text(original)
@@ -677,7 +693,7 @@ def test_a_merge_with_a_logless_parent_cannot_slip_a_line_in_front(
     (work / LOG).write_bytes(goal_pair("forged").encode() + good)
     git(work, "add", LOG)
     git(work, "commit", "-q", "--no-verify", "-m", "merge")
-    assert "the merge edits lines its parents share" in rejected(work, url, "HEAD:refs/heads/main")
+    assert "[append-only]" in rejected(work, url, "HEAD:refs/heads/main")
 
 
 def test_a_forced_push_keeps_every_append_only_file(
@@ -762,3 +778,76 @@ def test_two_clones_that_each_close_a_run_both_push(
     assert result.returncode == 0, result.stderr
     code, out, _ = main(capsys, "check", str(one))
     assert code == 0, out
+
+
+def test_a_merge_cannot_insert_a_line_before_its_first_parents(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    root = git(work, "rev-list", "--max-parents=0", "HEAD").strip()  # its log is empty
+    (work / LOG).write_bytes(goal_pair("x").encode() + (work / LOG).read_bytes())
+    git(work, "add", LOG)
+    merge = mkcommit(work, "merge", "HEAD", root)
+    assert "does not keep parent" in rejected(work, url, f"{merge}:refs/heads/main")
+    middle = lines_of(work)[2:]
+    write_lines(work, [*lines_of(work)[:1], b"\n", *middle])  # an edit inside, via a merge
+    git(work, "add", LOG)
+    merge = mkcommit(work, "merge", "HEAD", "HEAD~1")
+    assert "[append-only]" in rejected(work, url, f"{merge}:refs/heads/main")
+
+
+def test_identity_through_a_merge_needs_its_own_decision(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    identity_without_decision(work)
+    git(work, "add", "-A")
+    empty = git(work, "commit-tree", git(work, "mktree", check=True).strip(), "-m", "r").strip()
+    for parents in (("HEAD", "HEAD~1"), (empty, "HEAD")):
+        merge = mkcommit(work, "merge", *parents)
+        assert "without a decision.created" in rejected(work, url, f"{merge}:refs/heads/main")
+
+
+def test_repointing_the_log_needs_a_decision(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    shutil.copy(work / LOG, work / "state" / "log2.jsonl")
+    manifest = work / "AGENT.md"
+    manifest.write_text(
+        manifest.read_text() + "\n| Location | Path |\n|---|---|\n| log | state/log2.jsonl |\n"
+    )
+    commit(work, "repoint")
+    assert "Locations table changes log without a decision.created" in rejected(
+        work, url, "HEAD:refs/heads/main"
+    )
+
+
+def test_the_new_tip_keeps_the_old_tips_files_whatever_the_path(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An edit made in one commit and hidden again in the next still changes
+    nothing the old tip had: judged across the ref update too."""
+    url = served(work, tmp_path, capsys)
+    lines = lines_of(work)
+    edit_line(work)
+    commit(work, "edit")
+    write_lines(work, lines)
+    commit(work, "restore")
+    err = rejected(work, url, "HEAD:refs/heads/main")
+    assert "committed line 3 was edited" in err
+
+
+def test_a_merge_cannot_change_bytes_that_decode_alike(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    append(work, LOG, goal_pair("fffd").replace("goal fffd", "goal \ufffd"))
+    commit(work, "fffd")
+    append(work, LOG, goal_pair("after"))
+    commit(work, "after")
+    assert push(work, url, "HEAD:refs/heads/main").returncode == 0
+    (work / LOG).write_bytes((work / LOG).read_bytes().replace(b"\xef\xbf\xbd", b"\xf0\x90\x80"))
+    git(work, "add", LOG)
+    merge = mkcommit(work, "merge", "HEAD", "HEAD~1")
+    assert "[append-only]" in rejected(work, url, f"{merge}:refs/heads/main")

@@ -66,6 +66,7 @@ IDENTITY_HINT = (
     "make identity changes with: git gasp identity commit --approved-by NAME --reason TEXT"
 )
 APPEND_HINT = "append-only: add new lines at the end instead (a correction is a new event)"
+MERGE_HINT = "merge agent logs with merge=union (git gasp init sets it in .gitattributes)"
 
 
 class Finding(NamedTuple):
@@ -134,11 +135,14 @@ def appended_chunk(
         return [], None
     if not after.startswith(before):
         return [edit_finding(path, before, after)], None
-    if jsonl and before and not before.endswith(b"\n"):
+    chunk = after[len(before) :]
+    if before and not before.endswith(b"\n") and not chunk.startswith(b"\n"):
+        # finishing the last line with its newline is an append; more is an edit
         n = before.count(b"\n") + 1
         message = f"committed line {n} had no newline and was extended"
-        return [Finding(path, n, "append-only", message, "git gasp repair")], None
-    return [], after[len(before) :]
+        hint = "start what you append with a newline" + (" (or: git gasp repair)" if jsonl else "")
+        return [Finding(path, n, "append-only", message, hint)], None
+    return [], chunk
 
 
 def judge_log_change(
@@ -158,6 +162,42 @@ def judge_log_change(
     findings += check_lines(path, chunk, context.lines + 1, max_line_bytes, jsonl=True)
     findings += check_events(path, context, chunk, packs).findings
     return sorted(findings, key=lambda f: f.line or 0)
+
+
+def merge_finding(
+    path: str, parents: Sequence[bytes | None], merged: bytes, names: Sequence[str]
+) -> Finding | None:
+    """The hooks' merge rule, on bytes (stricter than check 4's): the merged
+    version starts with the first parent's version that has the file, and
+    every line each other parent added after what they all share follows it,
+    in order. That is what git's union merge and the gasp-append driver
+    write; a line slipped in front of or between a parent's lines fails."""
+    present = [(i, p) for i, p in enumerate(parents) if p is not None]
+    if not present:
+        return None
+    first_i, first = present[0]
+    if not merged.startswith(first):
+        what = f"the merge does not keep parent {names[first_i][:7]}'s version as its start"
+        return Finding(path, None, "append-only", what, MERGE_HINT)
+    texts = [p for _, p in present]
+    lo, hi = min(texts), max(texts)
+    n = 0
+    while n < len(lo) and lo[n] == hi[n]:
+        n += 1
+    base = lo[: lo.rfind(b"\n", 0, n) + 1]
+    tail = split_lines(merged[len(first) :])
+    kept = set(split_lines(first))  # lines an earlier merge already brought in
+    for i, data in present[1:]:
+        pos = 0
+        added = [line for line in split_lines(data[len(base) :]) if line not in kept]
+        for line in added:
+            while pos < len(tail) and tail[pos] != line:
+                pos += 1
+            if pos == len(tail):
+                what = f"the merge drops lines that parent {names[i][:7]} added"
+                return Finding(path, None, "append-only", what, MERGE_HINT)
+            pos += 1
+    return None
 
 
 def deletion_finding(path: str) -> Finding:
@@ -498,6 +538,28 @@ def check_identity(
         message = "identity/ changed without a decision.created event in the same commit"
         out.append(Finding(log_path, None, "identity", message, IDENTITY_HINT))
     return out
+
+
+def check_locations(
+    manifest_before: bytes | None,
+    manifest_after: bytes | None,
+    appended: Iterable[Event],
+    log_path: str,
+) -> list[Finding]:
+    """Where the log, identity, skills, facts and journal live is part of who
+    the agent is: a change to AGENT.md's Locations table needs a
+    decision.created in the same commit, as an identity change does."""
+    if manifest_before is None or manifest_after is None:
+        return []
+    from git_gasp.core.locations import parse_locations
+
+    before, _ = parse_locations(manifest_before.decode("utf-8", "replace"))
+    after, _ = parse_locations(manifest_after.decode("utf-8", "replace"))
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    if not changed or any(e.kind == "decision.created" for e in appended):
+        return []
+    message = f"AGENT.md's Locations table changes {', '.join(changed)} without a decision.created"
+    return [Finding(log_path, None, "identity", message, IDENTITY_HINT)]
 
 
 def _hash_line(manifest: bytes | None) -> int | None:
