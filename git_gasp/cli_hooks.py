@@ -9,20 +9,11 @@ from typing import Any
 
 import click
 
-from git_gasp import output
+from git_gasp import hookinstall, output
 from git_gasp.cli_agent import JSON, REPO
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 
-HOOK_NAMES = (
-    "pre-commit",
-    "prepare-commit-msg",
-    "commit-msg",
-    "post-commit",
-    "post-rewrite",
-    "pre-push",
-    "pre-receive",
-    "post-receive",
-)
+HOOK_NAMES = (*hookinstall.CLIENT_HOOKS, *hookinstall.SERVER_HOOKS)
 
 
 def _repo(repo: str | None) -> str:
@@ -127,7 +118,7 @@ def status(server: bool, repo: str | None, as_json: bool) -> int:
         output.data_json({"format": "git-gasp.hooks/1", "hooks": found})
     else:
         for hook, state in found.items():
-            output.data(f"{hook:14} {state}")
+            output.data(f"{hook:20} {state}")
     return OK
 
 

@@ -125,21 +125,11 @@ def blobs_at(path: str, specs: Sequence[str]) -> list[Blob | None]:
 
     Raises GitError if a spec names something that is not a file.
     """
-    if not specs:
-        return []
-    if any("\n" in s for s in specs):
-        raise GitError("a path name contains a newline; refusing to look it up")
-    payload = "".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape")
-    out = run(path, ["cat-file", "--batch-check"], stdin=payload).decode("utf-8", "surrogateescape")
     result: list[Blob | None] = []
-    for spec, line in zip(specs, out.split("\n"), strict=False):
-        fields = line.split(" ")
-        if len(fields) == 3 and fields[1] == "blob":
-            result.append(Blob(fields[0], int(fields[2])))
-        elif line.endswith(" missing"):
-            result.append(None)
-        else:
-            raise GitError(f"{spec} is not a file ({line})")
+    for spec, obj in zip(specs, object_info(path, specs), strict=True):
+        if obj is not None and obj.type != "blob":
+            raise GitError(f"{spec} is not a file ({obj.type})")
+        result.append(Blob(obj.oid, obj.size) if obj is not None else None)
     return result
 
 

@@ -86,3 +86,29 @@ def log_lines(repo: Path) -> list[str]:
 
 def write_lines(repo: Path, lines: list[str]) -> None:
     log_path(repo).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``git gasp ARGV`` in this process: exit code, stdout, stderr (never a traceback)."""
+    from git_gasp import cli
+
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A `git gasp demo` repository (two closed runs with sessions and notes),
+    built once per test session in its own hermetic environment; copy it."""
+    import sys
+
+    base = tmp_path_factory.mktemp("template")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(HERMETIC, HOME=str(base), XDG_CACHE_HOME=str(base / "cache"))
+    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    demo = base / "demo"
+    cmd = [sys.executable, "-m", "git_gasp", "demo", str(demo)]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return demo

@@ -17,19 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp import cli
 from git_gasp.identity import compute, set_identity_hash
 
-from .conftest import HERMETIC, git
+from .conftest import git
+from .conftest import run_cli as main
 
 LOG = "state/events.jsonl"
-
-
-def main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def event(eid: str, kind: str, payload: object, cause: str | None = None) -> str:
@@ -67,23 +60,6 @@ def mkcommit(repo: Path, message: str, *parents: str) -> str:
     tree = git(repo, "write-tree").strip()
     args = [x for p in parents for x in ("-p", p)]
     return git(repo, "commit-tree", tree, *args, "-m", message).strip()
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A `git gasp demo` repository, built once (in a hermetic environment)."""
-    base = tmp_path_factory.mktemp("template")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(HERMETIC, HOME=str(base), XDG_CACHE_HOME=str(base / "cache"))
-    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-    demo = base / "demo"
-    subprocess.run(
-        [sys.executable, "-m", "git_gasp", "demo", str(demo)],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    return demo
 
 
 @pytest.fixture

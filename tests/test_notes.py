@@ -16,21 +16,15 @@ from typing import Any
 
 import pytest
 
-from git_gasp import cli, gitrepo, notehooks, notesync, sessionnotes
+from git_gasp import gitrepo, notehooks, notesync, sessionnotes
 from git_gasp.core import notes as notefmt
 from git_gasp.core.notes import NoteRecord, check_note, parse_note
 
-from .conftest import HERMETIC, commit_all, git
+from .conftest import commit_all, git
+from .conftest import run_cli as main
 
 REF = "refs/notes/agent-sessions"
 SECRET = "the user said: deploy on friday"
-
-
-def main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def main_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
@@ -73,19 +67,6 @@ def repo(tmp_path: Path) -> Path:
     (path / "README").write_text("hello\n")
     commit_all(path, "first")
     return path
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A `git gasp demo` agent repository with two runs, built once."""
-    base = tmp_path_factory.mktemp("template")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(HERMETIC, HOME=str(base), XDG_CACHE_HOME=str(base / "cache"))
-    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-    demo = base / "demo"
-    cmd = [sys.executable, "-m", "git_gasp", "demo", str(demo)]
-    subprocess.run(cmd, env=env, check=True, capture_output=True)
-    return demo
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp import cli, sessionhooks
+from git_gasp import sessionhooks
 from git_gasp.agent import Agent
 from git_gasp.checking import run_all
 from git_gasp.core.log import parse_log
@@ -34,34 +34,15 @@ from git_gasp.sessions import (
 from git_gasp.transcripts import ARTIFACT_KIND
 
 from .conftest import HERMETIC, git
+from .conftest import run_cli as main
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = "state/events.jsonl"
 TRANSCRIPT = b'{"role":"user","text":"fix the retry skill"}\n{"role":"assistant","text":"done"}\n'
 
 
-def main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
-
-
 def sha256(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A `git gasp demo` repository (two closed runs with sessions), built once."""
-    base = tmp_path_factory.mktemp("template")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(HERMETIC, HOME=str(base), XDG_CACHE_HOME=str(base / "cache"))
-    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-    demo = base / "demo"
-    cmd = [sys.executable, "-m", "git_gasp", "demo", str(demo)]
-    subprocess.run(cmd, env=env, check=True, capture_output=True)
-    return demo
 
 
 @pytest.fixture
