@@ -344,9 +344,13 @@ def _blame(root: str, path: str, line: int | None) -> bytes:
         if "bad revision 'HEAD'" in message:
             raise GaspError("HEAD names no commit yet", "commit the file first", USAGE) from None
         if "no such path" in message:
-            raise GaspError(
-                f"{path} is not in HEAD", "name a file committed at HEAD", USAGE
-            ) from None
+            head, sep, tail = path.rpartition(":")
+            hint = (
+                f"a line number is a positive number: {head}:12"
+                if sep and head and not tail.isdecimal()
+                else "name a file committed at HEAD"
+            )
+            raise GaspError(f"{path} is not in HEAD", hint, USAGE) from None
         has_only = re.search(r"has only (\d+) lines?", message)
         if has_only:
             raise GaspError(
