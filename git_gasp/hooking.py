@@ -400,6 +400,11 @@ def _tip_findings(repo: str, update: Update) -> list[Judged]:
             message = f"{verb} of {update.ref}: {finding.message}"
             out.append(Judged(update.new, finding._replace(message=message, hint=_FORCE)))
         manifest_old, manifest_new = info[-2], info[-1]
+        if manifest_old is not None and manifest_new is None:
+            # an agent stays an agent: dropping AGENT.md would make the next
+            # identity look like a new agent's first one, needing no decision
+            message = f"{verb} of {update.ref} drops AGENT.md (and with it the pinned identity)"
+            out.append(Judged(update.new, Finding("AGENT.md", None, "identity", message, _FORCE)))
         if out or manifest_old is None or manifest_new is None or manifest_old == manifest_new:
             return out
         before = reader.read(manifest_old.oid)

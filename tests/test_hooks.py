@@ -827,3 +827,15 @@ def test_a_merge_cannot_change_bytes_that_decode_alike(
     git(work, "add", LOG)
     merge = mkcommit(work, "merge", "HEAD", "HEAD~1")
     assert "[append-only]" in rejected(work, url, f"{merge}:refs/heads/main")
+
+
+def test_a_ref_update_cannot_drop_agent_md(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Dropping AGENT.md (here by a forced push of a root commit without it)
+    would let a later identity pass as a new agent's first one."""
+    url = served(work, tmp_path, capsys)
+    git(work, "rm", "-q", "--cached", "-r", "AGENT.md", "identity")
+    root = git(work, "commit-tree", git(work, "write-tree").strip(), "-m", "reorganise").strip()
+    err = rejected(work, url, f"+{root}:refs/heads/main")
+    assert "drops AGENT.md" in err
