@@ -88,6 +88,7 @@ def policy_of(repo: str) -> Policy:
 
 
 def commit_steps(repo: str, commits: Sequence[tuple[str, tuple[str, ...]]]) -> list[Step]:
+    """One step per commit, with the paths it changes (from one diff-tree)."""
     changed = gitrepo.changed_paths(repo, commits)
     return [Step(c, parents, frozenset(changed.get(c, ()))) for c, parents in commits]
 
@@ -101,10 +102,23 @@ def _spec(rev: str, path: str) -> str:
     return f"{rev}:{path}" if rev else f":{path}"
 
 
-class _Locations(NamedTuple):
+class Locations(NamedTuple):
+    """The append-only files of a tree: defaults, every ``facts.jsonl``, and
+    what its ``AGENT.md`` Locations table declares."""
+
     logs: frozenset[str]
     facts: frozenset[str]
     journals: frozenset[str]
+
+    @classmethod
+    def from_manifest(cls, text: str) -> Locations:
+        """The defaults plus what the manifest ``text`` declares ("" for none)."""
+        table, _ = parse_locations(text)
+        return cls(
+            frozenset(table["log"]) | _DEFAULT.logs,
+            frozenset(table["facts"]) | _DEFAULT.facts,
+            frozenset(table["journal"]) | _DEFAULT.journals,
+        )
 
     def append_only(self, path: str) -> bool:
         return (
@@ -116,7 +130,7 @@ class _Locations(NamedTuple):
         )
 
 
-_DEFAULT = _Locations(
+_DEFAULT = Locations(
     frozenset(DEFAULT_LOCATIONS["log"]),
     frozenset(DEFAULT_LOCATIONS["facts"]),
     frozenset(JOURNALS),
@@ -149,7 +163,7 @@ class Judge:
         self.contexts: dict[str, LogContext] = {}
         self.uses: dict[str, int] = {}
         self.packs: dict[str | None, list[Pack]] = {None: []}
-        self.locations: dict[str | None, _Locations] = {None: _DEFAULT}
+        self.locations: dict[str | None, Locations] = {None: _DEFAULT}
         self.tallies: dict[str, _Tally] = {}
 
     # -- reading -------------------------------------------------------------------
@@ -190,28 +204,22 @@ class Judge:
     def blob(self, rev: str, path: str) -> Blob | None:
         return self.info.get(_spec(rev, path))
 
-    def _locations_of(self, rev: str) -> _Locations:
+    def _locations_of(self, rev: str) -> Locations:
         manifest = self.blob(rev, "AGENT.md")
         key = manifest.oid if manifest else None
         found = self.locations.get(key)
         if found is None:
             text = self.read(manifest.oid).decode("utf-8", "replace") if manifest else ""
-            table, _ = parse_locations(text)
-            found = _Locations(
-                frozenset(table["log"]) | _DEFAULT.logs,
-                frozenset(table["facts"]) | _DEFAULT.facts,
-                frozenset(table["journal"]) | _DEFAULT.journals,
-            )
-            self.locations[key] = found
+            found = self.locations[key] = Locations.from_manifest(text)
         return found
 
-    def _step_locations(self, step: Step) -> _Locations:
+    def _step_locations(self, step: Step) -> Locations:
         """The append-only paths of a step: those its own AGENT.md declares and
         those its parents' declared (dropping a declaration frees nothing)."""
         found = self._locations_of(step.name)
         for parent in step.parents:
             other = self._locations_of(parent)
-            found = _Locations(
+            found = Locations(
                 found.logs | other.logs, found.facts | other.facts, found.journals | other.journals
             )
         return found
@@ -472,7 +480,7 @@ class Judge:
             self.contexts[blob.oid] = found
         return found
 
-    def _other(self, step: Step, path: str, locations: _Locations) -> list[Finding]:
+    def _other(self, step: Step, path: str, locations: Locations) -> list[Finding]:
         from git_gasp.core.projections import parse_facts
 
         jsonl = path.endswith(".jsonl")
@@ -523,7 +531,7 @@ class Judge:
         )
         return findings + check_locations(manifest_before, manifest_after, appended, log_path)
 
-    def _snapshot(self, step: Step, path: str, locations: _Locations) -> list[Finding]:
+    def _snapshot(self, step: Step, path: str, locations: Locations) -> list[Finding]:
         from git_gasp.core.fold import FoldError, fold
         from git_gasp.core.log import parse_log
         from git_gasp.core.repochecks import SnapshotFile, check_replay

@@ -59,7 +59,7 @@ def install(
     Existing hooks are kept as HOOK.pre-gasp and run first. Refuses when
     core.hooksPath is set.
     """
-    from git_gasp import gitrepo, hookinstall
+    from git_gasp import gitrepo
 
     root = _repo(repo)
     names = hookinstall.SERVER_HOOKS if server else hookinstall.CLIENT_HOOKS
@@ -110,8 +110,6 @@ def install(
 @JSON
 def status(server: bool, repo: str | None, as_json: bool) -> int:
     """Show which hooks are git-gasp's shims, someone else's, or absent."""
-    from git_gasp import hookinstall
-
     names = hookinstall.SERVER_HOOKS if server else hookinstall.CLIENT_HOOKS
     found = hookinstall.status(_repo(repo), names)
     if as_json:
@@ -205,7 +203,6 @@ def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
 
 def _fail_closed(action: Any) -> None:
     """An internal error in the server hook rejects the push, and says so."""
-    from git_gasp.errors import FINDINGS, GaspError
     from git_gasp.hooking import Rejected
 
     try:
@@ -242,12 +239,7 @@ def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: boo
         gitrepo.repo_info(root)  # not a repository at all: git's error
         steps = []  # no commits yet: nothing to judge
     else:
-        args = ["rev-list", "--topo-order", "--reverse", "--parents", rev_range or "HEAD", "--"]
-        walk = []
-        for line in gitrepo.run(root, args).decode().split("\n"):
-            if line:
-                commit, *parents = line.split(" ")
-                walk.append((commit, tuple(parents)))
+        walk = gitrepo.commit_walk(root, [rev_range or "HEAD", "--"])
         steps = changes.commit_steps(root, walk)
     found = changes.judge(root, steps)
     if as_json:

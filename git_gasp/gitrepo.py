@@ -101,13 +101,7 @@ def commits_touching(
     ancestors that touch it (``--full-history --parents``)."""
     args = ["rev-list", "--full-history", "--parents", "--topo-order", "--reverse"]
     args += ["--ignore-missing", tip, *(f"^{c}" for c in exclude), "--", file]
-    out = run(path, args).decode()
-    walk = []
-    for line in out.split("\n"):
-        if line:
-            commit, *parents = line.split(" ")
-            walk.append((commit, tuple(parents)))
-    return walk
+    return _with_parents(run(path, args))
 
 
 def run_commits(path: str, rev_range: str = "HEAD") -> list[RunCommit]:
@@ -344,12 +338,22 @@ def tree_files(path: str, rev: str | None, prefixes: Sequence[str]) -> list[tupl
     return files
 
 
+def commit_walk(path: str, revs: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """``git rev-list --topo-order --reverse --parents REVS``: commits,
+    parents before children, each with its parents."""
+    args = ["rev-list", "--topo-order", "--reverse", "--parents", *revs]
+    return _with_parents(run(path, args))
+
+
 def new_commits(path: str, tip: str) -> list[tuple[str, tuple[str, ...]]]:
     """Commits reachable from ``tip`` and from no ref (``rev-list TIP --not
     --all``), parents before children, with their parents."""
-    args = ["rev-list", "--topo-order", "--reverse", "--parents", tip, "--not", "--all"]
+    return commit_walk(path, [tip, "--not", "--all"])
+
+
+def _with_parents(out: bytes) -> list[tuple[str, tuple[str, ...]]]:
     walk = []
-    for line in run(path, args).decode().split("\n"):
+    for line in out.decode().split("\n"):
         if line:
             commit, *parents = line.split(" ")
             walk.append((commit, tuple(parents)))

@@ -26,8 +26,15 @@ from typing import NamedTuple, TextIO
 
 from git_gasp import changes, gitrepo, store
 from git_gasp.changes import Judged, Step
-from git_gasp.core.change import Finding, edit_finding, split_lines, trailer_findings
+from git_gasp.core.change import (
+    IDENTITY_HINT,
+    Finding,
+    edit_finding,
+    split_lines,
+    trailer_findings,
+)
 from git_gasp.core.event import Event
+from git_gasp.core.locations import DEFAULT_LOCATIONS
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
 ZERO = frozenset({"0" * 40, "0" * 64})
@@ -35,7 +42,7 @@ _NOTE_PATH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 NOTES_REF = "refs/notes/agent-sessions"
 RULES_HINT = "git-gasp-hooks(1) lists the rules"
 AUDIT_LOG = "audit.log"
-APPEND_ONLY_PATHS = ("state/events.jsonl", "memory/facts.jsonl", "journal/JOURNAL.md")
+LOG_PATH = DEFAULT_LOCATIONS["log"][0]
 
 
 class Rejected(GaspError):
@@ -89,7 +96,7 @@ def staged_events(repo: str) -> list[Event]:
     from git_gasp.core.log import parse_log
 
     head = gitrepo.head(repo)
-    path = APPEND_ONLY_PATHS[0]
+    path = LOG_PATH
     specs = [f":{path}"] + ([f"{head}:{path}"] if head else [])
     info = gitrepo.object_info(repo, specs)
     staged = info[0]
@@ -136,16 +143,10 @@ class Update(NamedTuple):
 
 def pushed_commits(repo: str, tip: str, exclude: Sequence[str], remote: str | None) -> list[Step]:
     """Commits reachable from ``tip`` that the remote lacks, parents first."""
-    args = ["rev-list", "--topo-order", "--reverse", "--parents", tip]
-    args += [f"^{c}" for c in exclude]
+    revs = [tip, *(f"^{c}" for c in exclude)]
     if remote:
-        args += ["--not", f"--remotes={remote}"]
-    walk = []
-    for line in gitrepo.run(repo, args).decode().split("\n"):
-        if line:
-            commit, *parents = line.split(" ")
-            walk.append((commit, tuple(parents)))
-    return changes.commit_steps(repo, walk)
+        revs += ["--not", f"--remotes={remote}"]
+    return changes.commit_steps(repo, gitrepo.commit_walk(repo, revs))
 
 
 def _exists(repo: str, oid: str) -> bool:
@@ -326,11 +327,8 @@ def _deletion(repo: str, update: Update) -> list[Judged]:
         return []
     if gitrepo.config_value(repo, "gasp.allowDeletion", "bool") == "true":
         return []
-    logs = [
-        p
-        for p in _append_only_paths(repo, update.old)
-        if p.endswith(".jsonl") and not p.endswith("facts.jsonl")
-    ]
+    paths, locations = _append_only_paths(repo, update.old)
+    logs = [p for p in paths if p in locations.logs]
     if not logs:
         return []
     finding = Finding(
@@ -343,20 +341,17 @@ def _deletion(repo: str, update: Update) -> list[Judged]:
     return [Judged(update.old, finding)]
 
 
-def _append_only_paths(repo: str, rev: str) -> list[str]:
-    """Every append-only file of ``rev``'s tree: the defaults, every
-    ``facts.jsonl``, and what its ``AGENT.md`` Locations table declares."""
-    from git_gasp.core.locations import parse_locations
-
+def _append_only_paths(repo: str, rev: str) -> tuple[list[str], changes.Locations]:
+    """Every append-only file of ``rev``'s tree (see :class:`changes.Locations`),
+    and the locations they were found by."""
     out = gitrepo.run(repo, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", rev])
     names = [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
-    declared: set[str] = set(APPEND_ONLY_PATHS) | {"JOURNAL.md"}
+    text = ""
     if "AGENT.md" in names:
         with gitrepo.BlobReader(repo) as reader:
             text = reader.read(f"{rev}:AGENT.md").decode("utf-8", "replace")
-        table, _ = parse_locations(text)
-        declared |= set(table["log"]) | set(table["facts"]) | set(table["journal"])
-    return [n for n in names if n in declared or n == "facts.jsonl" or n.endswith("/facts.jsonl")]
+    locations = changes.Locations.from_manifest(text)
+    return [n for n in names if locations.append_only(n)], locations
 
 
 def _tip_findings(repo: str, update: Update) -> list[Judged]:
@@ -370,7 +365,7 @@ def _tip_findings(repo: str, update: Update) -> list[Judged]:
 
     fast = _is_ancestor(repo, update.old, update.new)
     verb = "update" if fast else "forced update"
-    paths = _append_only_paths(repo, update.old)
+    paths, locations = _append_only_paths(repo, update.old)
     specs = [f"{rev}:{p}" for p in [*paths, "AGENT.md"] for rev in (update.old, update.new)]
     info = gitrepo.object_info(repo, specs)
     hash_name = gitrepo.repo_info(repo).object_format
@@ -404,23 +399,22 @@ def _tip_findings(repo: str, update: Update) -> list[Judged]:
             # an agent stays an agent: dropping AGENT.md would make the next
             # identity look like a new agent's first one, needing no decision
             message = f"{verb} of {update.ref} drops AGENT.md (and with it the pinned identity)"
-            out.append(Judged(update.new, Finding("AGENT.md", None, "identity", message, _FORCE)))
+            finding = Finding("AGENT.md", None, "identity", message, IDENTITY_HINT)
+            out.append(Judged(update.new, finding))
         if out or manifest_old is None or manifest_new is None or manifest_old == manifest_new:
             return out
         before = reader.read(manifest_old.oid)
         after_manifest = reader.read(manifest_new.oid)
-    logs = [p for p in paths if p.endswith(".jsonl") and not p.endswith("facts.jsonl")]
+    logs = [p for p in paths if p in locations.logs]
     appended = [e for p in logs if p in kept for e in parse_log(kept[p][1]).events]
-    log_path = logs[0] if logs else APPEND_ONLY_PATHS[0]
+    log_path = logs[0] if logs else LOG_PATH
     declared = [
         declared_identity_hash(m.decode("utf-8", "replace")).value for m in (before, after_manifest)
     ]
     if declared[0] != declared[1] and not any(e.kind == "decision.created" for e in appended):
         message = f"the identity of {update.ref} changes without a decision.created on the way"
-        hint = (
-            "make identity changes with: git gasp identity commit --approved-by NAME --reason TEXT"
-        )
-        out.append(Judged(update.new, Finding("AGENT.md", None, "identity", message, hint)))
+        finding = Finding("AGENT.md", None, "identity", message, IDENTITY_HINT)
+        out.append(Judged(update.new, finding))
     for finding in check_locations(before, after_manifest, appended, log_path):
         out.append(Judged(update.new, finding._replace(message=f"{update.ref}: {finding.message}")))
     return out
