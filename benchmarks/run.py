@@ -915,40 +915,69 @@ def close_profile(clone: Path, env: dict[str, str], work: Path) -> dict[str, Any
     return {"total": total, "by_cumtime": as_dicts(ours[:12]), "by_tottime": as_dicts(own[:8])}
 
 
-def close_history(repo: Path, work: Path, rounds: int, profile: bool = False) -> dict[str, Any]:
-    env = close_env(work)
+class CloseClone(NamedTuple):
+    clone: Path
+    runs: int
+    snapshots: int
+    log_bytes: int
+    log_events: int
+
+
+def close_clone(repo: Path, work: Path, env: dict[str, str]) -> CloseClone:
+    """A clone of ``repo`` with the cadence snapshots committed."""
     clone = clone_repo(repo, work / f"close-{repo.name}-{os.getpid()}")
+    runs = int(gen._git(clone, "rev-list", "--count", "HEAD"))  # one commit per run
+    snapshots = write_cadence_snapshots(clone)
+    log_path = clone / "state" / "events.jsonl"
+    data = log_path.read_bytes()
+    return CloseClone(clone, runs, len(snapshots), len(data), data.count(b"\n"))
+
+
+def close_histories(
+    repos: tuple[Path, Path], work: Path, rounds: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The close on both histories, their rounds interleaved (small, large,
+    small, ...) so that whatever else the machine does weighs on both alike.
+    Each: one warm-up round (the first close writes memory/active_memory.md
+    and the compressed-log cache), then ``rounds`` timed rounds, then one
+    instrumented round; the large one is also profiled."""
+    env = close_env(work)
+    clones = [close_clone(repo, work, env) for repo in repos]
     try:
-        runs = int(gen._git(clone, "rev-list", "--count", "HEAD"))  # one commit per run
-        snapshots = write_cadence_snapshots(clone)
-        log_path = clone / "state" / "events.jsonl"
-        log_bytes = log_path.stat().st_size
-        log_events = log_path.read_bytes().count(b"\n")
-        setup_round(clone, env, "warm-up round")
-        first = timed_close(clone, env, "warm-up round")  # writes active_memory.md
-        times = []
-        loads = []
+        firsts = []
+        for c in clones:
+            setup_round(c.clone, env, "warm-up round")
+            firsts.append(timed_close(c.clone, env, "warm-up round"))
+        times: list[list[float]] = [[], []]
+        loads: list[list[float]] = [[], []]
         for i in range(rounds):
-            setup_round(clone, env, f"round {i + 1}")
-            loads.append(os.getloadavg()[0])
-            times.append(timed_close(clone, env, f"round {i + 1}"))
-        phases = close_phases(clone, env)
-        prof = close_profile(clone, env, work) if profile else None
-        verify_conformant(clone)
+            for k, c in enumerate(clones):
+                setup_round(c.clone, env, f"round {i + 1}")
+                loads[k].append(os.getloadavg()[0])
+                times[k].append(timed_close(c.clone, env, f"round {i + 1}"))
+        out = []
+        for k, c in enumerate(clones):
+            phases = close_phases(c.clone, env)
+            prof = close_profile(c.clone, env, work) if k == 1 else None
+            verify_conformant(c.clone)
+            out.append(
+                {
+                    **summarize(times[k]),
+                    "runs_timed": rounds,
+                    "first_close": firsts[k],
+                    "runs": c.runs,
+                    "log_bytes": c.log_bytes,
+                    "log_events": c.log_events,
+                    "snapshots": c.snapshots,
+                    "loadavg": loads[k],
+                    "phases": phases,
+                    "profile": prof,
+                }
+            )
     finally:
-        shutil.rmtree(clone, ignore_errors=True)
-    return {
-        **summarize(times),
-        "runs_timed": rounds,
-        "first_close": first,
-        "runs": runs,
-        "log_bytes": log_bytes,
-        "log_events": log_events,
-        "snapshots": len(snapshots),
-        "loadavg": loads,
-        "phases": phases,
-        "profile": prof,
-    }
+        for c in clones:
+            shutil.rmtree(c.clone, ignore_errors=True)
+    return out[0], out[1]
 
 
 def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict[str, Any]]:
@@ -1005,20 +1034,23 @@ def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict
                 times.append(took)
             shutil.rmtree(dest, ignore_errors=True)
 
-        def median(fn: Any, n: int = 9) -> float:
-            ts = []
-            for _ in range(n):
-                t0 = time.perf_counter()
-                fn()
-                ts.append(time.perf_counter() - t0)
-            return statistics.median(ts)
+        def timed(fn: Any) -> float:
+            t0 = time.perf_counter()
+            fn()
+            return time.perf_counter() - t0
 
+        # seeded and full folds interleaved, so that whatever else the machine
+        # does weighs on both alike; the snapshot is moved aside for a full one
         log_rel = "state/events.jsonl"
-        seeded = median(lambda: fold_log(str(source), log_rel, None))
         aside = work / f"snapshots-aside-{os.getpid()}"
-        shutil.move(str(source / "snapshots"), str(aside))
-        full = median(lambda: fold_log(str(source), log_rel, None))
-        shutil.move(str(aside), str(source / "snapshots"))
+        seeded_times, full_times = [], []
+        for _ in range(11):
+            seeded_times.append(timed(lambda: fold_log(str(source), log_rel, None)))
+            shutil.move(str(source / "snapshots"), str(aside))
+            full_times.append(timed(lambda: fold_log(str(source), log_rel, None)))
+            shutil.move(str(aside), str(source / "snapshots"))
+        seeded = statistics.median(seeded_times)
+        full = statistics.median(full_times)
     finally:
         shutil.rmtree(source, ignore_errors=True)
         shutil.rmtree(bare, ignore_errors=True)
@@ -1057,8 +1089,7 @@ def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict
 def bench_close(
     small: Path, large: Path, work: Path, rounds: int
 ) -> tuple[list[Row], dict[str, Any]]:
-    s = close_history(small, work, rounds)
-    big = close_history(large, work, rounds, profile=True)
+    s, big = close_histories((small, large), work, rounds)
     ratio = big["median"] / s["median"]
     ok_wall = big["median"] <= TARGETS["f"]
     ok_ratio = ratio <= TARGETS["f_ratio"]
@@ -1227,7 +1258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the short history has the long one's density (events and bytes per run)
         n = sizes["f_small_commits"]
         small, _ = ensure_repo(work, n, sizes["log_bytes"] * n // sizes["commits"], args.seed)
-        r, d = bench_close(small, repo(), work, rounds=5)
+        r, d = bench_close(small, repo(), work, rounds=9)
         rows.extend(r)
         details["f"] = d
 
@@ -1431,9 +1462,10 @@ def report_close(f: dict[str, Any]) -> list[str]:
         f"installed). Per history: a clone; the snapshots the cadence ([gasp] snapshot_every) "
         f"would have taken, written and committed ({s['snapshots']} / {big['snapshots']}); one "
         f"warm-up round (first close {fmt_s(s['first_close'])} / {fmt_s(big['first_close'])}: "
-        f"it writes memory/active_memory.md); then {big['runs_timed']} rounds of "
-        f"(`git gasp run start`, an observation and a tool call through the Python API - not "
-        f"timed - then time the close), median. {s['runs']} runs: {s['log_events']:,} events, "
+        f"it writes memory/active_memory.md and the compressed-log cache); then "
+        f"{big['runs_timed']} rounds of (`git gasp run start`, an observation and a tool call "
+        f"through the Python API - not timed - then time the close), the two histories' rounds "
+        f"interleaved, median. {s['runs']} runs: {s['log_events']:,} events, "
         f"{s['log_bytes'] / 1e6:.2f} MB, best {fmt_s(s['best'])}, load {loads(s)}; "
         f"{big['runs']} runs: {big['log_events']:,} events, {big['log_bytes'] / 1e6:.2f} MB, "
         f"best {fmt_s(big['best'])}, load {loads(big)}",

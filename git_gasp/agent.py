@@ -94,6 +94,7 @@ class Agent:
         self._folder = Folder()
         self._ids: dict[str, str] = {}  # event id -> kind (since the seed, if seeded)
         self._offset = 0
+        self._seen: list[bytes | memoryview] = []  # the log's bytes up to _offset
         self._events: list[Event] = []  # the log's events in order (since the seed)
         self._seed: seeding.Seed | None = None
         self._open_log()
@@ -165,6 +166,7 @@ class Agent:
             self._folder = Folder.from_graph(graph)
             self._seed = seed
             self._offset = seed.offset
+            self._seen.append(memoryview(data)[: seed.offset])
             self._sync(data[seed.offset :])
             return
         self._sync(data, verify=(seed, graph, common) if seed and graph else None)
@@ -238,6 +240,7 @@ class Agent:
             self._ids[event.id] = event.kind
         self._events.extend(log.events)
         self._offset += len(complete)
+        self._seen.append(complete)
 
     # -- appending ------------------------------------------------------------
 
@@ -300,6 +303,12 @@ class Agent:
             self._ids[event.id] = event.kind
         self._events.extend(events)
         self._offset += len(lines)
+        self._seen.append(lines)
+
+    def log_bytes(self) -> bytes:
+        """The log as this agent last read or appended to it (the file's bytes
+        then, without rereading it)."""
+        return b"".join(self._seen)
 
     # -- the typed helpers (REFERENCE §4.3) ------------------------------------
 

@@ -44,7 +44,14 @@ def read_facts(root: str) -> FactsFile:
 def regenerate_memory(root: str) -> str:
     """Rewrite ``memory/active_memory.md`` from the facts; returns its path."""
     path = os.path.join(root, MEMORY_PATH)
-    store.write_atomically(path, active_memory(read_facts(root)).encode("utf-8"))
+    text = active_memory(read_facts(root)).encode("utf-8")
+    try:
+        with open(path, "rb") as fh:
+            unchanged = fh.read() == text
+    except OSError:
+        unchanged = False
+    if not unchanged:
+        store.write_atomically(path, text)
     return MEMORY_PATH
 
 

@@ -103,20 +103,22 @@ def _current_umask() -> int:
     return mask
 
 
-_UMASK = _current_umask()
+UMASK = _current_umask()
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` via a synced temporary file and a rename:
-    a reader sees the old bytes or the new, never a mix (projections, markers)."""
+def write_atomically(path: str, data: bytes, sync: bool = True) -> None:
+    """Replace ``path`` with ``data`` via a temporary file and a rename: a
+    reader sees the old bytes or the new, never a mix (projections, markers).
+    The file is synced first unless ``sync`` is false (caches)."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path) or ".")
     try:
-        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; files get the usual mode
+        os.fchmod(fd, 0o666 & ~UMASK)  # mkstemp makes 0600; files get the usual mode
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -266,24 +266,44 @@ def _merge_check(t: Transition, anchors: Anchors) -> str | None:
     return f"merge {t.commit[:7]} drops lines that parent {parent} added (not append-only)"
 
 
+class WorktreeCheck(NamedTuple):
+    problem: str | None  # why the work tree copy does not extend the committed one
+    exact: bool  # it starts with the committed bytes, checked by hashing them
+
+
+def check_worktree(
+    path: str,
+    committed: Blob,
+    on_disk: bytes,
+    read_blob: Callable[[str], bytes],
+    hash_name: str,
+    appended_only: bool = False,
+) -> WorktreeCheck:
+    """The work tree copy must extend the committed version (uncommitted
+    appends are fine). The whole copy must be UTF-8, as check 4 reads it; with
+    ``appended_only`` (a commit about to be made) only what it adds, when it
+    starts with exactly the committed bytes."""
+    size = committed.size
+    view = memoryview(on_disk)
+    exact = size <= len(on_disk) and blob_id(view[:size], size, hash_name) == committed.oid
+    exact = exact and (size == len(on_disk) or on_disk[size] & 0xC0 != 0x80)
+    try:
+        str(view[size:] if exact and appended_only else view, "utf-8")
+    except UnicodeDecodeError:
+        unreadable = f"{path}: working tree unreadable: stream did not contain valid UTF-8"
+        return WorktreeCheck(unreadable, False)
+    if exact:
+        return WorktreeCheck(None, True)
+    if lossy(on_disk).startswith(lossy(read_blob(committed.oid))):
+        return WorktreeCheck(None, False)
+    return WorktreeCheck(f"{path}: working tree edits committed lines", False)
+
+
 def worktree_problem(
     path: str, committed: Blob, on_disk: bytes, read_blob: Callable[[str], bytes], hash_name: str
 ) -> str | None:
-    """The work tree copy must extend the committed version (uncommitted appends are fine)."""
-    try:
-        on_disk.decode("utf-8")
-    except UnicodeDecodeError:
-        return f"{path}: working tree unreadable: stream did not contain valid UTF-8"
-    size = committed.size
-    if (
-        size <= len(on_disk)
-        and blob_id(memoryview(on_disk)[:size], size, hash_name) == committed.oid
-    ):
-        if size == len(on_disk) or on_disk[size] & 0xC0 != 0x80:
-            return None
-    if lossy(on_disk).startswith(lossy(read_blob(committed.oid))):
-        return None
-    return f"{path}: working tree edits committed lines"
+    """Why the work tree copy does not extend the committed version, if it does not."""
+    return check_worktree(path, committed, on_disk, read_blob, hash_name).problem
 
 
 def merge_appends(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:

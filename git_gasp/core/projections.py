@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from git_gasp.core.event import Event
 from git_gasp.core.graph import Graph, graph_to_value
+from git_gasp.core.jsonvalue import loads_canonical
 from git_gasp.core.log import physical_line_count, physical_prefix
 
 # -- facts (REFERENCE §9.5) -------------------------------------------------------
@@ -45,10 +46,12 @@ def parse_facts(text: str) -> FactsFile:
 
 
 def _fact(line: str) -> Fact | None:
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
+    data = loads_canonical(line.encode("utf-8", "surrogatepass"))  # the lines git-gasp writes
+    if data is None:
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            return None
     if not isinstance(data, dict):
         return None
     fid, ts, text = data.get("id"), data.get("ts_ms"), data.get("text")
