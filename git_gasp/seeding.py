@@ -145,9 +145,14 @@ def _spans(log: bytes, count: int, event_id: str, known: int | None) -> Iterator
     """Where a snapshot's prefix may end, with the events it holds: first, for
     a verified snapshot, just after the line naming its last event (its hash
     then proves the bytes are those verified, ``known`` events); then the
-    first ``count`` physical lines, counted."""
-    if known is not None:
-        at = log.find(b'"' + event_id.encode("utf-8", "surrogateescape") + b'"')
+    first ``count`` physical lines, counted (also when the verdict's count
+    is not the record's: blank lines, or a verdict not to be trusted)."""
+    if known is not None and known == count:
+        name = event_id.encode("utf-8", "surrogateescape")
+        # the event's own line, searched from the end (a snapshot is usually
+        # recent); in any other layout, the first mention of its id
+        at = log.rfind(b'\n{"id":"' + name + b'"')
+        at = at + 1 if at >= 0 else log.find(b'"' + name + b'"')
         end = log.find(b"\n", at) if at >= 0 else -1
         if end >= 0:
             yield end + 1, known
