@@ -23,6 +23,7 @@ REPO = click.option(
     "--repo",
     "repo",
     metavar="PATH",
+    type=click.Path(exists=True, file_okay=False),
     default=None,
     help="The agent repository (default: the current one).",
 )
