@@ -88,6 +88,9 @@ def test_fold_bad_input(
     assert code == 2 and "error: state/events.jsonl: cannot read" in err and "hint:" in err
     code, _, err = run(capsys, "fold", str(tmp_path / "missing"))
     assert code == 2 and "no such directory" in err
+    for args in (["runs"], ["status"], ["run", "status"]):
+        code, _, err = run(capsys, *args, "-C", str(tmp_path / "missing"))
+        assert code == 2 and "'-C' / '--repo'" in err and "does not exist" in err, err
 
 
 def test_torn_final_line_is_named(fixture_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
