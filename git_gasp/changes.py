@@ -29,9 +29,11 @@ from typing import NamedTuple
 from git_gasp import gitrepo
 from git_gasp.core.appendonly import Anchors, Blob
 from git_gasp.core.change import (
+    CHECKOUT_ATTRIBUTES,
     DEFAULT_MAX_LINE_BYTES,
     Finding,
     appended_chunk,
+    check_attributes,
     check_control_plane,
     check_events,
     check_facts,
@@ -347,7 +349,20 @@ class Judge:
             parts = path.split("/")
             if len(parts) == 3 and parts[0] == "snapshots" and parts[2] == "graph.json":
                 out += self._snapshot(step, path, locations)
+        attributes = sorted(p for p in step.paths if p.rsplit("/", 1)[-1] == ".gitattributes")
+        if attributes:
+            out += self._attributes(step, attributes[0], locations)
         return out
+
+    def _attributes(self, step: Step, source: str, locations: Locations) -> list[Finding]:
+        """What a ``.gitattributes`` change does to the append-only files'
+        checkout, against the first parent (local attribute files weigh on
+        both sides alike)."""
+        files = sorted(locations.logs | locations.facts | locations.journals)
+        after = gitrepo.attributes(self.repo, step.name or None, files, CHECKOUT_ATTRIBUTES)
+        parent = step.parents[0] if step.parents else None
+        before = gitrepo.attributes(self.repo, parent, files, CHECKOUT_ATTRIBUTES) if parent else {}
+        return check_attributes(source, before, after)
 
     def _mainline(self, step: Step) -> str | None:
         """The parent a change is judged against for identity: the first that

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from typing import IO, NamedTuple
 
@@ -358,6 +359,30 @@ def _with_parents(out: bytes) -> list[tuple[str, tuple[str, ...]]]:
             commit, *parents = line.split(" ")
             walk.append((commit, tuple(parents)))
     return walk
+
+
+def attributes(
+    path: str, rev: str | None, files: Sequence[str], names: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """Each of ``files``' attributes ``names`` as the ``.gitattributes`` of
+    commit ``rev`` (None: the index) set them: ``set``, ``unset``, a value, or
+    absent when unspecified. Read through a temporary index of ``rev`` (git
+    2.39 has no ``check-attr --source``), which writes no object."""
+    args = ["check-attr", "--cached", "-z", *names, "--", *files]
+    if rev is None:
+        out = run(path, args)
+    else:
+        with tempfile.TemporaryDirectory(prefix="gasp-attr-") as tmp:
+            env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+            run(path, ["read-tree", rev], env=env)
+            out = run(path, args, env=env)
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    found: dict[str, dict[str, str]] = {f: {} for f in files}
+    for i in range(0, len(fields) - 2, 3):
+        file, name, value = fields[i : i + 3]
+        if value != "unspecified":
+            found.setdefault(file, {})[name] = value
+    return found
 
 
 def config_value(path: str, key: str, kind: str | None = None) -> str | None:

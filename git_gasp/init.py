@@ -26,7 +26,8 @@ _AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 # event and fact lines are unique, so git's union merge keeps them all; journal
 # entries share lines ("- goal: -"), which union would interleave: they merge
 # whole through git-gasp's driver (configured by init and hooks install)
-ATTRIBUTES = ("*.jsonl merge=union", "journal/JOURNAL.md merge=gasp-append")
+# -text: append-only files check out byte for byte, whatever core.autocrlf says
+ATTRIBUTES = ("*.jsonl merge=union -text", "journal/JOURNAL.md merge=gasp-append -text")
 
 
 def manifest_text(agent_id: str, digest: str) -> str:

@@ -206,6 +206,16 @@ def oversized(repo: Path) -> None:
     append(repo, LOG, goal_pair("big").replace("goal big", "x" * 3000))
 
 
+def crlf_checkout(repo: Path) -> None:
+    with (repo / ".gitattributes").open("a") as fh:
+        fh.write("state/*.jsonl eol=crlf\n")
+
+
+def ident_checkout(repo: Path) -> None:
+    (repo / "journal").mkdir(exist_ok=True)
+    (repo / "journal" / ".gitattributes").write_text("JOURNAL.md ident\n")
+
+
 CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
     ("line edited", edit_line, "committed line 3 was edited"),
     ("line deleted", delete_line, "committed line 3 was deleted"),
@@ -225,6 +235,12 @@ CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
     ("secret", secret, "[secret]"),
     ("invalid UTF-8", invalid_utf8, "not valid UTF-8"),
     ("oversized line", oversized, "over the 2,000-byte cap"),
+    (
+        "CRLF checkout",
+        crlf_checkout,
+        ".gitattributes: [attributes] eol=crlf makes state/events.jsonl check out differently",
+    ),
+    ("ident checkout", ident_checkout, "ident makes journal/JOURNAL.md check out differently"),
 ]
 IDS = [case[0] for case in CORPUS]
 
@@ -240,6 +256,19 @@ def test_server_accepts_the_demo_and_a_good_append(
     second = push(work, f"file://{server}", "HEAD:refs/heads/main")
     assert second.returncode == 0, second.stderr
     assert "gasp:" not in second.stderr  # silent when all is well
+
+
+def test_attribute_changes_that_keep_checkouts_byte_for_byte_pass(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    with (work / ".gitattributes").open("a") as fh:
+        fh.write("* text=auto eol=lf\n*.md diff=markdown\nother.txt eol=crlf ident\n")
+    commit(work, "line endings")
+    result = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+    assert "-text" in (work / ".gitattributes").read_text()  # init's own lines
 
 
 def test_server_accepts_the_canonical_fixture(

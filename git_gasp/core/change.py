@@ -37,7 +37,7 @@ torn               an appended JSONL line ends with a newline
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from git_gasp.core.checks import PAIRED_KINDS, ParsedOps, is_allowed_root, pairing_findings
@@ -627,6 +627,49 @@ def check_control_plane(paths: Iterable[str]) -> list[Finding]:
         for path in sorted(paths)
         if path in CONTROL_PLANE
     ]
+
+
+# -- attributes ----------------------------------------------------------------------
+
+#: the attributes git applies when it checks a file out
+CHECKOUT_ATTRIBUTES = ("eol", "ident", "filter", "working-tree-encoding")
+
+
+def _rewrites(attribute: str, value: str) -> bool:
+    """Whether ``attribute`` set to ``value`` makes a checkout differ from the blob."""
+    if attribute == "eol":
+        return value == "crlf"
+    return value not in ("unset", "unspecified")  # ident, any filter, any encoding
+
+
+def check_attributes(
+    source: str,
+    before: Mapping[str, Mapping[str, str]],
+    after: Mapping[str, Mapping[str, str]],
+) -> list[Finding]:
+    """An append-only file checks out byte for byte: a change to ``source``
+    (a ``.gitattributes``) may not give one an attribute that rewrites it on
+    checkout (``eol=crlf``, ``ident``, a ``filter``, a ``working-tree-encoding``):
+    every clone would see lines that differ from the committed ones.
+    ``before``/``after``: each file's attributes before and after the change."""
+    out = []
+    for path in sorted(after):
+        for attribute in CHECKOUT_ATTRIBUTES:
+            value = after[path].get(attribute, "unspecified")
+            if not _rewrites(attribute, value) or before.get(path, {}).get(attribute) == value:
+                continue
+            shown = attribute if value == "set" else f"{attribute}={value}"
+            out.append(
+                Finding(
+                    source,
+                    None,
+                    "attributes",
+                    f"{shown} makes {path} check out differently from its committed bytes",
+                    f"append-only files check out byte for byte: drop {shown} for {path} "
+                    "(or mark it -text)",
+                )
+            )
+    return out
 
 
 # -- commit messages ------------------------------------------------------------------
