@@ -94,6 +94,26 @@ def tracked(path: str, pathspecs: Sequence[str]) -> list[str]:
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
+def index_entries(path: str, pathspecs: Sequence[str]) -> list[tuple[str, str]]:
+    """``git ls-files -v``: (tag, path) of each index entry matching
+    ``pathspecs``; a lowercase tag marks an entry assumed unchanged."""
+    out = run(path, ["ls-files", "-v", "-z", "--", *pathspecs])
+    entries = []
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        tag, _, name = item.partition(" ")
+        if name:
+            entries.append((tag, name))
+    return entries
+
+
+def staged_against_head(path: str) -> list[str]:
+    """Paths (from the top of the work tree) whose index entry differs from
+    HEAD's, submodules included; GitError before the first commit."""
+    args = ["diff-index", "--cached", "--name-only", "-z", "--ignore-submodules=none", "HEAD"]
+    out = run(path, args)
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
 def commits_touching(
     path: str, file: str, tip: str, exclude: Sequence[str] = ()
 ) -> list[tuple[str, tuple[str, ...]]]:
@@ -534,6 +554,21 @@ def blame_porcelain(path: str, file: str, line: int | None = None, rev: str = "H
     ``path``), one process; GitError with git's message when it fails."""
     span = ["-L", f"{line},{line}"] if line is not None else []
     return run(path, ["blame", "--porcelain", *span, rev, "--", file])
+
+
+def config_entries(path: str, pattern: str) -> list[tuple[str, str]]:
+    """``git config --get-regexp PATTERN``: every (key, value), keys lowercased."""
+    got = attempt(path, ["config", "--get-regexp", pattern])
+    if got.code == 1:
+        return []
+    if got.code != 0:
+        raise GitError(got.err.decode("utf-8", "replace").strip() or "git config failed")
+    out = []
+    for line in got.out.decode("utf-8", "replace").split("\n"):
+        if line:
+            key, _, value = line.partition(" ")
+            out.append((key.lower(), value))
+    return out
 
 
 def config_values(path: str, key: str) -> list[str]:

@@ -14,16 +14,19 @@ appended since the last time:
   content compressed earlier, the appended bytes, an empty final block,
   framed by zlib's two-byte header and the Adler-32 of the whole;
 - the content compressed earlier is cached per file under
-  ``<git-common-dir>/gasp/deflate-v1/``, named by the blob id it compresses,
-  and used only when the file still starts with exactly that blob (hashed);
+  ``<git-dir>/gasp/deflate-v1/`` with the blob id it compresses, and used
+  only for content that starts with exactly that blob: hashed, or compared
+  byte for byte with bytes the caller hashed;
 - every new part is inflated again and compared before it is used, the cache
-  carries the SHA-256 of its part, and an object appears under its name by
-  ``link``, complete or not at all.
+  carries the CRC-32 of its part (a torn or damaged cache is not used), and
+  an object appears under its name by ``link``, complete or not at all.
 
-This is an optimisation and never a requirement: wherever git would lay the
-object out differently (``GIT_OBJECT_DIRECTORY`` set, a shared repository, a
-compatibility object format) or anything fails, nothing is written and
-``git commit`` stores the blob itself as usual.
+It compresses at git's level (``core.looseCompression``, else
+``core.compression``, else 1). It is an optimisation and never a
+requirement: wherever git would lay the object out differently
+(``GIT_OBJECT_DIRECTORY`` set, ``core.sharedRepository``, a compatibility
+object format) or anything fails, nothing is written and ``git commit``
+stores the blob itself as usual.
 """
 
 from __future__ import annotations
@@ -36,13 +39,16 @@ import tempfile
 import zlib
 from typing import NamedTuple
 
-from git_gasp import store
+from git_gasp import gitrepo, store
 from git_gasp.core.appendonly import Blob, blob_id
 
 _LEVEL = 1  # git's default core.looseCompression (Z_BEST_SPEED)
-_ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KiB window, fastest level
+_ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KiB window (the level bits are informative)
 _FINAL = b"\x03\x00"  # an empty final block, after a byte-aligned full flush
-_SKIP_CONFIG = (b"sharedrepository", b"compatobjectformat")
+_SETTINGS = (
+    r"^(core\.(sharedrepository|loosecompression|compression)|extensions\.compatobjectformat)$"
+)
+_NOT_SHARED = ("", "false", "no", "off", "0", "umask")
 _MAGIC = b"gasp-deflate-v1"
 MIN_BYTES = 64 << 10  # smaller files cost git next to nothing
 
@@ -57,10 +63,47 @@ class Cached(NamedTuple):
     part: bytes  # raw deflate, ending in a full flush
 
 
-def deflate_part(data: bytes | memoryview) -> bytes | None:
+class LooseStore(NamedTuple):
+    """Where and how git writes loose objects in one repository."""
+
+    objects: str  # the objects directory
+    cache: str  # the compressed starts: <git-dir>/gasp/deflate-v1
+    object_format: str
+    level: int  # zlib level
+
+
+def loose_store(root: str, info: gitrepo.RepoInfo) -> LooseStore | None:
+    """The repository's loose-object store, or None where git would write
+    objects differently from :func:`_write_object` (read from git config)."""
+    if os.environ.get("GIT_OBJECT_DIRECTORY"):
+        return None
+    settings = dict(gitrepo.config_entries(root, _SETTINGS))
+    shared = settings.get("core.sharedrepository")
+    if (shared is not None and shared.lower() not in _NOT_SHARED) or (
+        "extensions.compatobjectformat" in settings
+    ):
+        return None
+    raw = settings.get("core.loosecompression", settings.get("core.compression", str(_LEVEL)))
+    try:
+        level = int(raw)
+    except ValueError:
+        return None
+    if not -1 <= level <= 9:
+        return None
+    objects = os.path.join(info.common_dir, "objects")
+    try:
+        if os.stat(objects).st_mode & stat.S_ISGID:  # git init --shared
+            return None
+    except OSError:
+        return None
+    cache = os.path.join(info.git_dir, "gasp", "deflate-v1")
+    return LooseStore(objects, cache, info.object_format, level)
+
+
+def deflate_part(data: bytes | memoryview, level: int = _LEVEL) -> bytes | None:
     """Raw deflate of ``data`` ending in a full flush, or None if inflating
     it does not give ``data`` back."""
-    comp = zlib.compressobj(_LEVEL, zlib.DEFLATED, -15)
+    comp = zlib.compressobj(level, zlib.DEFLATED, -15)
     part = comp.compress(data) + comp.flush(zlib.Z_FULL_FLUSH)
     if zlib.decompressobj(-15).decompress(part) != data:
         return None
@@ -105,39 +148,39 @@ def format_cache(cached: Cached) -> bytes:
 
 
 def store_appended(
-    data: bytes, rel: str, common_dir: str, object_format: str, start: Blob | None = None
+    where: LooseStore, key: str, data: bytes, start: tuple[Blob, bytes] | None = None
 ) -> str | None:
-    """Store ``data``, the content ``rel`` is about to be committed with; its
-    object id, or None if git is left to. ``start`` is a blob the caller
-    verified ``data`` starts with (by hash)."""
-    if os.environ.get("GIT_OBJECT_DIRECTORY"):
-        return None
-    objects = os.path.join(common_dir, "objects")
-    name = hashlib.sha1(rel.encode("utf-8", "surrogateescape")).hexdigest()
-    cache = os.path.join(common_dir, "gasp", "deflate-v1", name)
+    """Store ``data``, the content the file ``key`` (its path from the top of
+    the work tree) is about to be committed with; its object id, or None if
+    git is left to. ``start``: a blob and bytes the caller hashed to it, which
+    ``data`` may start with (compared, not hashed again)."""
+    name = hashlib.sha1(key.encode("utf-8", "surrogateescape")).hexdigest()
+    cache = os.path.join(where.cache, name)
     try:
-        if len(data) < MIN_BYTES or not _plain_store(common_dir, objects):
+        if len(data) < MIN_BYTES:
             return None
         view = memoryview(data)
-        done = _usable(cache, view, object_format, start)
+        done = _usable(cache, view, where.object_format, start)
         rest = view[done.size :] if done else view
-        new = deflate_part(rest)
+        new = deflate_part(rest, where.level)
         if new is None:
             return None
         adler = zlib.adler32(rest)
         if done:
             adler = adler32_combine(done.adler, adler, len(rest))
         part = done.part + new if done else new
-        oid = blob_id(view, len(data), object_format)
-        _write_object(objects, oid, loose_object([part], len(data), adler))
+        oid = blob_id(view, len(data), where.object_format)
+        _write_object(where.objects, oid, loose_object([part], len(data), adler))
         store.write_atomically(cache, format_cache(Cached(len(data), oid, adler, part)), sync=False)
         return oid
     except (OSError, ValueError):
         return None
 
 
-def _usable(cache: str, data: memoryview, object_format: str, start: Blob | None) -> Cached | None:
-    """The cached part, if ``data`` starts with the blob it compresses."""
+def _usable(
+    cache: str, data: memoryview, object_format: str, start: tuple[Blob, bytes] | None
+) -> Cached | None:
+    """The cached part, if ``data`` starts with exactly the blob it compresses."""
     try:
         with open(cache, "rb") as fh:
             cached = parse_cache(fh.read())
@@ -145,20 +188,14 @@ def _usable(cache: str, data: memoryview, object_format: str, start: Blob | None
         return None
     if cached is None or cached.size > len(data):
         return None
-    if start is not None and (start.oid, start.size) == (cached.oid, cached.size):
-        return cached
-    if blob_id(data[: cached.size], cached.size, object_format) != cached.oid:
+    head = data[: cached.size]
+    if start is not None:
+        blob, hashed = start
+        if (blob.oid, blob.size) == (cached.oid, cached.size) and len(hashed) >= blob.size:
+            return cached if head == memoryview(hashed)[: blob.size] else None
+    if blob_id(head, cached.size, object_format) != cached.oid:
         return None
     return cached
-
-
-def _plain_store(common_dir: str, objects: str) -> bool:
-    """Whether git would write a loose object as :func:`_write_object` does."""
-    with open(os.path.join(common_dir, "config"), "rb") as fh:
-        config = fh.read().lower()
-    if any(key in config for key in _SKIP_CONFIG):
-        return False
-    return not os.stat(objects).st_mode & stat.S_ISGID  # git init --shared
 
 
 def _write_object(objects: str, oid: str, stream: bytes) -> None:

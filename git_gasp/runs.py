@@ -24,7 +24,7 @@ from git_gasp import gitrepo, projecting
 from git_gasp.agent import Agent
 from git_gasp.core.appendonly import Blob, check_worktree
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.looseobjects import store_appended
+from git_gasp.looseobjects import loose_store, store_appended
 from git_gasp.worktree import EVENTS_PATH
 
 
@@ -64,7 +64,9 @@ def commit_message(run_id: str, goal: str, outcome: str, sessions: Sequence[str]
     return session_message("\n".join(lines) + "\n", sessions)
 
 
-def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None:
+def boundary_commit(
+    root: str, message: str, paths: Sequence[str], info: gitrepo.RepoInfo | None = None
+) -> str | None:
     """``git commit -- <paths>``; None if none of them changed.
 
     New files are announced with ``git add -N`` (no hashing). When nothing
@@ -72,10 +74,11 @@ def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None
     ``--only`` but hashes each changed file once instead of twice (``--only``
     hashes it for the index and again for the commit's own): for a 4 MB log
     that is a fifth of a close. Either way a refused commit leaves the index
-    as it was.
+    as it was. ``info``: the repository's locations, if already known.
     """
     present = [p for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
-    tracked = set(gitrepo.tracked(root, list(paths))) if paths else set()
+    entries = gitrepo.index_entries(root, list(paths)) if paths else []
+    tracked = {p for _, p in entries}
     gone = [p for p in paths if p in tracked and p not in present]
     if EVENTS_PATH in gone:
         raise GaspError(f"{EVENTS_PATH} is tracked but missing: refusing to commit its deletion")
@@ -85,8 +88,12 @@ def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None
     new = [p for p in present if _has_untracked(root, p, tracked)]
     if new:
         gitrepo.run(root, ["add", "-N", "--", *new])
-    mode = "--include" if not _staged_besides(root, pathspec) else "--only"
-    commit = ["commit", "-q", mode, "-F", "-", "--", *pathspec]
+    # --include adds from the index's own view: an entry marked
+    # assume-unchanged (core.ignoreStat) would be taken as unchanged
+    trusting = any(tag.islower() for tag, _ in entries)
+    info = info or gitrepo.repo_info(root)
+    include = not trusting and not _in_progress(info) and not _staged_besides(root, pathspec, info)
+    commit = ["commit", "-q", "--include" if include else "--only", "-F", "-", "--", *pathspec]
     try:
         gitrepo.run(root, commit, stdin=message.encode())
     except gitrepo.GitError:
@@ -94,6 +101,25 @@ def boundary_commit(root: str, message: str, paths: Sequence[str]) -> str | None
             return None  # nothing to commit
         raise  # a real failure: a hook refused, no identity, ...
     return gitrepo.run(root, ["rev-parse", "HEAD"]).decode().strip()
+
+
+def _in_progress(info: gitrepo.RepoInfo) -> bool:
+    """A merge, cherry-pick or revert stopped half way: ``--only`` refuses to
+    conclude it, ``--include`` would."""
+    marks = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD")
+    return any(os.path.exists(os.path.join(info.git_dir, mark)) for mark in marks)
+
+
+def _staged_besides(root: str, pathspec: Sequence[str], info: gitrepo.RepoInfo) -> bool:
+    """Whether the index differs from HEAD outside ``pathspec`` (True before
+    the first commit). No pathspec reaches git, so ``GIT_*_PATHSPECS`` cannot
+    change the answer; submodules count whatever their ``ignore`` setting."""
+    try:
+        staged = gitrepo.staged_against_head(root)
+    except gitrepo.GitError:
+        return True
+    ours = [info.prefix + p.rstrip("/") for p in pathspec]
+    return any(not any(s == o or s.startswith(o + "/") for o in ours) for s in staged)
 
 
 def _has_untracked(root: str, rel: str, tracked: set[str]) -> bool:
@@ -108,17 +134,6 @@ def _has_untracked(root: str, rel: str, tracked: set[str]) -> bool:
         base = os.path.relpath(dirpath, root).replace(os.sep, "/")
         if any(f"{base}/{name}" not in tracked for name in filenames):
             return True
-    return False
-
-
-def _staged_besides(root: str, pathspec: Sequence[str]) -> bool:
-    """Whether the index differs from HEAD outside ``pathspec`` (True before
-    the first commit)."""
-    outside = [f":(exclude,literal){p}" for p in pathspec]
-    try:
-        gitrepo.run(root, ["diff-index", "--cached", "--quiet", "HEAD", "--", ":(top)", *outside])
-    except gitrepo.GitError:
-        return True
     return False
 
 
@@ -162,14 +177,17 @@ def close_run(
         snapshot = projecting.write_snapshot(agent.root)
     if os.path.isdir(os.path.join(agent.root, "snapshots")):
         written.append("snapshots")  # with any taken during the run
-    if committed is not None:  # git commit finds their blobs stored, compressed by their appends
-        info = committed.info
+    info = committed.info if committed is not None else None
+    where = loose_store(agent.root, info) if committed and committed.starts and info else None
+    if committed is not None and where is not None:
+        # git commit finds these blobs stored, compressed by their appends. The
+        # agent's view of the log is the file unless another writer changed
+        # it; a blob whose bytes are not the file's is named by its own bytes
+        # all the same, and git stores the file's blob itself
         for rel, start in committed.starts.items():
-            # the agent's view of the log is the file unless another writer
-            # changed it, and then git just stores the file's blob itself
             data = agent.log_bytes() if rel == EVENTS_PATH else _read(os.path.join(agent.root, rel))
-            store_appended(data, rel, info.common_dir, info.object_format, start)
-    commit = boundary_commit(agent.root, message, [*written, *paths])
+            store_appended(where, committed.info.prefix + rel, data, start)
+    commit = boundary_commit(agent.root, message, [*written, *paths], info)
     agent.forget_run()
     note = _write_note(agent.root, commit, run.run_id, sessions) if commit and sessions else None
     return Closed(run.run_id, commit, snapshot, note)
@@ -219,7 +237,8 @@ def _check_paths(root: str, paths: Sequence[str]) -> None:
 
 class Committed(NamedTuple):
     info: gitrepo.RepoInfo
-    starts: dict[str, Blob]  # files whose bytes begin with exactly their committed blob
+    # files that begin with exactly their committed blob, and the bytes hashed to it
+    starts: dict[str, tuple[Blob, bytes]]
 
 
 def _check_committed_lines(root: str) -> Committed | None:
@@ -246,7 +265,7 @@ def _check_committed_lines(root: str) -> Committed | None:
                     FINDINGS,
                 )
             if checked.exact:
-                starts[rel] = blob
+                starts[rel] = (blob, on_disk)
     return Committed(info, starts)
 
 

@@ -20,10 +20,12 @@ from git_gasp.init import init_repo
 from git_gasp.looseobjects import (
     MIN_BYTES,
     Cached,
+    LooseStore,
     adler32_combine,
     deflate_part,
     format_cache,
     loose_object,
+    loose_store,
     parse_cache,
     store_appended,
 )
@@ -94,16 +96,22 @@ def _object_path(root: Path, oid: str) -> Path:
     return root / ".git" / "objects" / oid[:2] / oid[2:]
 
 
+def _store(root: Path) -> LooseStore:
+    where = loose_store(str(root), gitrepo.repo_info(str(root)))
+    assert where is not None
+    return where
+
+
 @pytest.mark.parametrize("object_format", ["sha1", "sha256"])
 def test_stored_blobs_are_what_git_reads_and_commits(tmp_path: Path, object_format: str) -> None:
     root = _repo(tmp_path, object_format)
     content = b"".join(_line(i) for i in range(1000))
     assert len(content) > MIN_BYTES
-    start = _committed(root, content)
-    common = gitrepo.repo_info(str(root)).common_dir
+    start = (_committed(root, content), content)
+    where = _store(root)
     for round_ in range(3):  # cold (no cache), then from the cache each time
         content += b"".join(_line(10_000 * (round_ + 1) + i) for i in range(5 + round_))
-        oid = store_appended(content, LOG, common, object_format, start)
+        oid = store_appended(where, LOG, content, start)
         assert oid is not None
         path = _object_path(root, oid)
         assert stat.S_IMODE(path.stat().st_mode) & 0o222 == 0  # read-only, as git writes it
@@ -114,51 +122,62 @@ def test_stored_blobs_are_what_git_reads_and_commits(tmp_path: Path, object_form
         git(root, "commit", "-q", "-m", f"round {round_}", "--", LOG)
         assert git(root, "rev-parse", f"HEAD:{LOG}").strip() == oid
         assert path.stat().st_ino == inode  # git found it and wrote nothing
-        assert (
-            subprocess.run(["git", "cat-file", "blob", oid], cwd=root, capture_output=True).stdout
-            == content
-        )
-        start = Blob(oid, len(content))
+        assert _blob(root, oid) == content
+        start = (Blob(oid, len(content)), content)
+    _fsck(root)
+    assert len(os.listdir(where.cache)) == 1
+
+
+def _blob(root: Path, oid: str) -> bytes:
+    return subprocess.run(["git", "cat-file", "blob", oid], cwd=root, capture_output=True).stdout
+
+
+def _fsck(root: Path) -> None:
     fsck = subprocess.run(
         ["git", "fsck", "--full", "--strict"], cwd=root, capture_output=True, text=True
     )
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
-    assert len(os.listdir(Path(common) / "gasp" / "deflate-v1")) == 1
 
 
-def test_a_cache_for_other_bytes_is_not_used(tmp_path: Path) -> None:
+def test_a_cache_is_used_only_for_content_that_starts_with_its_blob(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     content = b"".join(_line(i) for i in range(1000))
-    start = _committed(root, content)
-    common = gitrepo.repo_info(str(root)).common_dir
-    assert store_appended(content + _line(1), LOG, common, "sha1", start) is not None
-    rewritten = content.replace(b"event_000001", b"event_00000X") + _line(2)
-    oid = store_appended(rewritten, LOG, common, "sha1", None)  # no longer starts with it
-    assert oid is not None
-    out = subprocess.run(["git", "cat-file", "blob", oid], cwd=root, capture_output=True)
-    assert out.stdout == rewritten
-    # a caller's claim about the start is checked against the cache, not trusted blindly
+    blob = _committed(root, content)
+    where = _store(root)
+    assert store_appended(where, LOG, content + _line(1), (blob, content)) is not None
+    rewritten = content.replace(b"event_000001", b"event_00000X") + _line(1) + _line(2)
+    oid = store_appended(where, LOG, rewritten)  # no longer starts with the cached blob
+    assert oid is not None and _blob(root, oid) == rewritten
+    # bytes the caller hashed, but not the bytes to store: compared, so never trusted
+    stale = content + _line(1)
     again = rewritten + _line(3)
-    oid = store_appended(again, LOG, common, "sha1", Blob("0" * 40, 10))
-    out = subprocess.run(["git", "cat-file", "blob", oid or ""], cwd=root, capture_output=True)
-    assert out.stdout == again
+    oid = store_appended(where, LOG, again, (Blob(oid, len(rewritten)), stale))
+    assert oid is not None and _blob(root, oid) == again
+    _fsck(root)
 
 
 def test_git_is_left_to_store_where_it_would_lay_objects_out_differently(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    content = b"".join(_line(i) for i in range(1000))
     shared = _repo(tmp_path, "sha1", "--shared=group")
-    common = gitrepo.repo_info(str(shared)).common_dir
-    assert store_appended(content, LOG, common, "sha1") is None
+    assert loose_store(str(shared), gitrepo.repo_info(str(shared))) is None
     plain = tmp_path / "plain"
     subprocess.run(["git", "init", "-q", str(plain)], check=True)
-    common = gitrepo.repo_info(str(plain)).common_dir
-    assert store_appended(content[:1000], LOG, common, "sha1") is None  # small: not worth it
+    info = gitrepo.repo_info(str(plain))
+    included = tmp_path / "shared.config"
+    included.write_text("[core]\n\tsharedRepository = group\n")
+    git(plain, "config", "include.path", str(included))
+    assert loose_store(str(plain), info) is None  # however the setting arrives
+    git(plain, "config", "--unset", "include.path")
+    git(plain, "config", "core.looseCompression", "9")
+    where = loose_store(str(plain), info)
+    assert where is not None and where.level == 9
+    content = b"".join(_line(i) for i in range(1000))
+    assert store_appended(where, LOG, content[:1000]) is None  # small: not worth it
+    oid = store_appended(where, LOG, content)
+    assert oid is not None and _blob(plain, oid) == content
     monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(tmp_path / "elsewhere"))
-    assert store_appended(content, LOG, common, "sha1") is None
-    monkeypatch.delenv("GIT_OBJECT_DIRECTORY")
-    assert store_appended(content, LOG, common, "sha1") is not None
+    assert loose_store(str(plain), info) is None
 
 
 # -- the boundary commit -----------------------------------------------------------------
@@ -210,3 +229,81 @@ def test_a_refused_close_leaves_the_index_as_it_was(tmp_path: Path) -> None:
         close_run(agent, "accepted")
     assert "other.txt" not in git(root, "show", "--name-only", "--format=", "HEAD")
     assert git(root, "diff", "--cached", "--name-only").split() == ["other.txt"]
+
+
+def test_a_stale_agent_never_stores_a_blob_under_another_name(tmp_path: Path) -> None:
+    root = _long_agent(tmp_path)
+    stale = Agent.open(str(root), worker="w")
+    stale.start_run("drafts")
+    for i in range(10):
+        stale.record_observation(None, f"draft {i}", "d" * 300)
+    git(root, "checkout", "--", LOG)  # the drafts are thrown away behind its back
+    (root / ".agent" / "RUN").unlink()
+    (root / ".agent" / "lease").unlink()
+    with Agent.open(str(root), worker="v") as other:
+        other.start_run("meanwhile")
+        close_run(other, "meanwhile")
+    stale.lease.acquire()
+    stale.record_observation(None, "later", "l")
+    close_run(stale, "later")
+    _fsck(root)  # every object, loose ones included, hashes to its name
+    assert _blob(root, git(root, "rev-parse", f"HEAD:{LOG}").strip()) == (root / LOG).read_bytes()
+
+
+def test_include_is_used_only_where_it_commits_what_only_would(tmp_path: Path) -> None:
+    root = _long_agent(tmp_path)
+
+    def close(outcome: str, env: dict[str, str] | None = None) -> str | None:
+        saved = dict(os.environ)
+        os.environ.update(env or {})
+        try:
+            with Agent.open(str(root), worker="w") as agent:
+                agent.start_run(outcome)
+                agent.record_observation(None, outcome, "x")
+                return close_run(agent, outcome).commit
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+    git(root, "config", "core.ignoreStat", "true")  # entries assumed unchanged
+    assert close("ignore stat 1") is not None
+    assert close("ignore stat 2") is not None
+    assert git(root, "status", "--porcelain", "--", LOG) == ""
+    git(root, "config", "--unset", "core.ignoreStat")
+    git(root, "update-index", "--no-assume-unchanged", LOG, "journal/JOURNAL.md")
+    (root / "other.txt").write_text("staged by the user\n")
+    git(root, "add", "other.txt")
+    assert close("literal pathspecs", {"GIT_LITERAL_PATHSPECS": "1"}) is not None
+    assert "other.txt" not in git(root, "show", "--name-only", "--format=", "HEAD")
+    assert git(root, "diff", "--cached", "--name-only").split() == ["other.txt"]
+    git(root, "commit", "-q", "-m", "other")
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "side.txt").write_text("side\n")
+    git(root, "add", "side.txt")
+    git(root, "commit", "-q", "-m", "side")
+    git(root, "checkout", "-q", "-")
+    git(root, "merge", "-q", "--no-commit", "--no-ff", "side")
+    head = git(root, "rev-parse", "HEAD")
+    with pytest.raises(Exception, match="partial commit during a merge"):
+        close("during a merge")
+    assert git(root, "rev-parse", "HEAD") == head  # the merge is not concluded by a run
+
+
+def test_a_staged_submodule_bump_stays_staged_whatever_its_ignore_setting(
+    tmp_path: Path,
+) -> None:
+    root = _long_agent(tmp_path)
+    lib = tmp_path / "lib"
+    subprocess.run(["git", "init", "-q", str(lib)], check=True)
+    git(lib, "commit", "-q", "--allow-empty", "-m", "one")
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "sub")
+    git(root, "commit", "-q", "-m", "submodule")
+    git(root / "sub", "commit", "-q", "--allow-empty", "-m", "two")
+    git(root, "add", "sub")
+    git(root, "config", "submodule.sub.ignore", "all")
+    pinned = git(root, "rev-parse", "HEAD:sub")
+    with Agent.open(str(root), worker="w") as agent:
+        agent.start_run("with a bump staged")
+        assert close_run(agent, "ok").commit is not None
+    assert git(root, "rev-parse", "HEAD:sub") == pinned
+    assert "sub" in git(root, "diff", "--cached", "--name-only", "--ignore-submodules=none")
