@@ -22,7 +22,9 @@ appended since the last time:
   an object appears under its name by ``link``, complete or not at all.
 
 It compresses at git's level (``core.looseCompression``, else
-``core.compression``, else 1). It is an optimisation and never a
+``core.compression``, else 1) and syncs each object to disk when
+``core.fsync`` or ``core.fsyncObjectFiles`` is set (git's default leaves
+loose objects to the OS). It is an optimisation and never a
 requirement: wherever git would lay the object out differently
 (``GIT_OBJECT_DIRECTORY`` set, ``core.sharedRepository``, a compatibility
 object format) or anything fails, nothing is written and ``git commit``
@@ -70,6 +72,7 @@ class LooseStore(NamedTuple):
     cache: str  # the compressed starts: <git-dir>/gasp/deflate-v1
     object_format: str
     level: int  # zlib level
+    sync: bool  # fsync each object: core.fsync or core.fsyncObjectFiles is set
 
 
 def loose_store(root: str, info: gitrepo.RepoInfo) -> LooseStore | None:
@@ -97,7 +100,8 @@ def loose_store(root: str, info: gitrepo.RepoInfo) -> LooseStore | None:
     except OSError:
         return None
     cache = os.path.join(info.git_dir, "gasp", "deflate-v1")
-    return LooseStore(objects, cache, info.object_format, level)
+    sync = "core.fsync" in settings or "core.fsyncobjectfiles" in settings
+    return LooseStore(objects, cache, info.object_format, level, sync)
 
 
 def deflate_part(data: bytes | memoryview, level: int = _LEVEL) -> bytes | None:
@@ -160,7 +164,9 @@ def store_appended(
         if len(data) < MIN_BYTES:
             return None
         view = memoryview(data)
-        done = _usable(cache, view, where.object_format, start)
+        if start is not None and start[0].size == len(data) and data == start[1]:
+            return start[0].oid  # unchanged: git has its blob
+        done = _usable(cache, data, where.object_format, start)
         rest = view[done.size :] if done else view
         new = deflate_part(rest, where.level)
         if new is None:
@@ -170,7 +176,7 @@ def store_appended(
             adler = adler32_combine(done.adler, adler, len(rest))
         part = done.part + new if done else new
         oid = blob_id(view, len(data), where.object_format)
-        _write_object(where.objects, oid, loose_object([part], len(data), adler))
+        _write_object(where.objects, oid, loose_object([part], len(data), adler), where.sync)
         store.write_atomically(cache, format_cache(Cached(len(data), oid, adler, part)), sync=False)
         return oid
     except (OSError, ValueError):
@@ -178,7 +184,7 @@ def store_appended(
 
 
 def _usable(
-    cache: str, data: memoryview, object_format: str, start: tuple[Blob, bytes] | None
+    cache: str, data: bytes, object_format: str, start: tuple[Blob, bytes] | None
 ) -> Cached | None:
     """The cached part, if ``data`` starts with exactly the blob it compresses."""
     try:
@@ -188,17 +194,16 @@ def _usable(
         return None
     if cached is None or cached.size > len(data):
         return None
-    head = data[: cached.size]
     if start is not None:
         blob, hashed = start
         if (blob.oid, blob.size) == (cached.oid, cached.size) and len(hashed) >= blob.size:
-            return cached if head == memoryview(hashed)[: blob.size] else None
-    if blob_id(head, cached.size, object_format) != cached.oid:
+            return cached if data.startswith(memoryview(hashed)[: blob.size]) else None
+    if blob_id(memoryview(data)[: cached.size], cached.size, object_format) != cached.oid:
         return None
     return cached
 
 
-def _write_object(objects: str, oid: str, stream: bytes) -> None:
+def _write_object(objects: str, oid: str, stream: bytes, sync: bool) -> None:
     """``objects/xx/yyyy…`` read-only, as git writes it; a temporary file
     linked into place, so the name never shows a partial object."""
     fanout = os.path.join(objects, oid[:2])
@@ -212,7 +217,8 @@ def _write_object(objects: str, oid: str, stream: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(stream)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:  # git's default leaves loose objects to the OS (core.fsync)
+                os.fsync(fh.fileno())
         os.chmod(tmp, 0o444 & ~store.UMASK)
         with contextlib.suppress(FileExistsError):
             os.link(tmp, final)

@@ -452,3 +452,21 @@ def test_the_fixtures_open_run_can_be_closed(
     conformant(fixture_repo)
     code, out, _ = main(capsys, "run", "status", "-C", str(fixture_repo), "--json")
     assert json.loads(out)["open_run"] is None
+
+
+def test_the_agent_knows_when_its_view_of_the_log_is_the_file(repo: Path) -> None:
+    log = repo / "state" / "events.jsonl"
+    agent = Agent.open(str(repo), worker="w")
+    assert agent.current_log() == log.read_bytes()
+    agent.record_goal("goal_v", "g")
+    assert agent.current_log() == log.read_bytes()  # its own appends keep it current
+    os.utime(log, ns=(1, 2))  # touched behind its back
+    assert agent.current_log() is None
+    agent.start_run("t")
+    assert agent.current_log() is None  # appending does not make it current again
+    close_run(agent, "first")
+    fresh = Agent.open(str(repo), worker="w")
+    log.write_bytes(log.read_bytes().replace(b'"title":"g"', b'"title":"G"'))  # same size
+    fresh.start_run("t2")
+    with pytest.raises(Exception, match="edits committed lines"):
+        close_run(fresh, "after an edit")
