@@ -17,14 +17,15 @@ stays staged. Its message is the runtime's (REFERENCE §8) plus one
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from git_gasp import gitrepo, projecting
 from git_gasp.agent import Agent
 from git_gasp.core.appendonly import Blob, check_worktree
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.looseobjects import loose_store, store_appended
+from git_gasp.looseobjects import LooseStore, loose_store, store_appended
 from git_gasp.worktree import EVENTS_PATH
 
 
@@ -167,6 +168,9 @@ def close_run(
     committed = _check_committed_lines(agent.root, agent.current_log())
     agent.lease.acquire()
     agent.finish_run(outcome)
+    # the log is final now: it is stored while the projections are written
+    where = loose_store(agent.root, committed.info) if committed and committed.starts else None
+    stored = _store_soon(agent, committed, where, [EVENTS_PATH])
     task = _task_of(agent, run.run_id)
     written = [EVENTS_PATH, projecting.FACTS_PATH]
     written.append(projecting.append_journal(agent, run.run_id, goal_id, outcome, task))
@@ -177,20 +181,51 @@ def close_run(
         snapshot = projecting.write_snapshot(agent.root)
     if os.path.isdir(os.path.join(agent.root, "snapshots")):
         written.append("snapshots")  # with any taken during the run
+    stored()
+    _store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH], True)()
     info = committed.info if committed is not None else None
-    where = loose_store(agent.root, info) if committed and committed.starts and info else None
-    if committed is not None and where is not None:
-        # git commit finds these blobs stored, compressed by their appends. The
-        # agent's view of the log is the file unless another writer changed
-        # it; a blob whose bytes are not the file's is named by its own bytes
-        # all the same, and git stores the file's blob itself
-        for rel, start in committed.starts.items():
-            data = agent.log_bytes() if rel == EVENTS_PATH else _read(os.path.join(agent.root, rel))
-            store_appended(where, committed.info.prefix + rel, data, start)
     commit = boundary_commit(agent.root, message, [*written, *paths], info)
     agent.forget_run()
     note = _write_note(agent.root, commit, run.run_id, sessions) if commit and sessions else None
     return Closed(run.run_id, commit, snapshot, note)
+
+
+def _store_soon(
+    agent: Agent,
+    committed: Committed | None,
+    where: LooseStore | None,
+    files: Sequence[str],
+    wait: bool = False,
+) -> Callable[[], None]:
+    """Store ``files``' blobs (see :mod:`git_gasp.looseobjects`) in a thread
+    (hashing and zlib release the GIL); call the result to wait for them.
+
+    git commit then finds them stored, compressed by their appends. The
+    agent's view of the log is the file unless another writer changed it; a
+    blob whose bytes are not the file's is named by its own bytes all the
+    same, and git stores the file's blob itself."""
+    starts = committed.starts if committed is not None else {}
+    todo = [rel for rel in files if rel in starts]
+    if committed is None or where is None or not todo:
+        return lambda: None
+    jobs = [
+        (rel, agent.log_bytes() if rel == EVENTS_PATH else _read(os.path.join(agent.root, rel)))
+        for rel in todo
+    ]
+
+    def work() -> None:
+        for rel, data in jobs:
+            try:
+                store_appended(where, committed.info.prefix + rel, data, starts[rel])
+            except Exception:  # an optimisation: git stores the blob itself
+                continue
+
+    if wait:
+        work()
+        return lambda: None
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    return thread.join
 
 
 def _write_note(root: str, commit: str, run_id: str, sessions: Sequence[str]) -> str:
