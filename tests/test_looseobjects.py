@@ -307,3 +307,29 @@ def test_a_staged_submodule_bump_stays_staged_whatever_its_ignore_setting(
         assert close_run(agent, "ok").commit is not None
     assert git(root, "rev-parse", "HEAD:sub") == pinned
     assert "sub" in git(root, "diff", "--cached", "--name-only", "--ignore-submodules=none")
+
+
+def test_an_agent_in_a_subdirectory_keeps_what_is_staged_elsewhere(tmp_path: Path) -> None:
+    top = tmp_path / "monorepo"
+    subprocess.run(["git", "init", "-q", str(top)], check=True)
+    (top / "README").write_text("a monorepo\n")
+    git(top, "add", "README")
+    git(top, "commit", "-q", "-m", "top")
+    root = top / "agents" / "evolve"
+    init_repo(str(root), "evolve")
+    with Agent.open(str(root), worker="w") as agent:
+        agent.start_run("big")
+        for i in range(400):
+            agent.record_observation(None, f"observation {i}", "x" * 100)
+        close_run(agent, "first")
+    (top / "README").write_text("a monorepo, edited\n")
+    git(top, "add", "README")
+    with Agent.open(str(root), worker="w") as agent:
+        agent.start_run("second")
+        assert close_run(agent, "second").commit is not None
+    shown = git(top, "show", "--name-only", "--format=", "HEAD").split()
+    assert "README" not in shown and f"agents/evolve/{LOG}" in shown
+    assert git(top, "diff", "--cached", "--name-only").split() == ["README"]
+    cache = top / ".git" / "gasp" / "deflate-v1"
+    assert cache.is_dir() and any(cache.iterdir())
+    _fsck(top)
