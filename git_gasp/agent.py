@@ -95,7 +95,6 @@ class Agent:
         self._ids: dict[str, str] = {}  # event id -> kind (since the seed, if seeded)
         self._offset = 0
         self._seen: list[bytes | memoryview] = []  # the log's bytes up to _offset
-        self._stamp: tuple[int, ...] | None = None  # the file's stamp when _seen was all of it
         self._events: list[Event] = []  # the log's events in order (since the seed)
         self._seed: seeding.Seed | None = None
         self._open_log()
@@ -156,10 +155,7 @@ class Agent:
     # -- seeding from a snapshot -----------------------------------------------
 
     def _open_log(self) -> None:
-        try:
-            data, stamp = store.read_stamped(self.log_path)
-        except OSError as exc:
-            raise GaspError(f"{EVENTS_PATH}: cannot read: {exc.strerror}") from None
+        data = self._read_all()
         common = None
         if os.path.isdir(os.path.join(self.root, "snapshots")):
             common = seeding.common_dir(self.root)
@@ -174,7 +170,6 @@ class Agent:
             self._sync(data[seed.offset :])
         else:
             self._sync(data, verify=(seed, graph, common) if seed and graph else None)
-        self._stamp = stamp if self._offset == len(data) else None
 
     def _needs_prefix_for_runs(self, marker: OpenRun | None) -> bool:
         """Whether finding the open run needs events from before the seed."""
@@ -300,12 +295,9 @@ class Agent:
             self._full()  # a cause from before the seed
         self.lease.acquire()
         with store.locked(self.log_path) as log:
-            untouched = self._stamp is not None and log.stamp() == self._stamp
             self._sync(log.read_from(self._offset))
             validate.batch(events, self._folder, self._ids, self._packs)
             log.write(lines)
-            # the view stays the file's only if nothing else wrote since it was
-            self._stamp = log.stamp() if untouched else None
         self._folder.apply_all(events)
         for event in events:
             self._ids[event.id] = event.kind
@@ -317,18 +309,6 @@ class Agent:
         """The log as this agent last read or appended to it (the file's bytes
         then, without rereading it)."""
         return b"".join(self._seen)
-
-    def current_log(self) -> bytes | None:
-        """The log's bytes if the file is still as this agent last read or
-        wrote it (same inode, size and times, as git's index judges a file),
-        else None: read it again."""
-        try:
-            now = store.stamp(os.stat(self.log_path))
-        except OSError:
-            return None
-        if now[3] % 1_000_000_000 == 0:
-            return None  # whole-second times: an edit within the second would not show
-        return self.log_bytes() if self._stamp is not None and now == self._stamp else None
 
     # -- the typed helpers (REFERENCE §4.3) ------------------------------------
 

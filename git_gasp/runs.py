@@ -165,7 +165,7 @@ def close_run(
         raise GaspError(f"unknown goal: {goal}", "name a goal node (git gasp fold --json)", USAGE)
     message = commit_message(run.run_id, goal_id, outcome, sessions)  # validate before writing
     _check_paths(agent.root, paths)
-    committed = _check_committed_lines(agent.root, agent.current_log())
+    committed = _check_committed_lines(agent.root)
     agent.lease.acquire()
     agent.finish_run(outcome)
     # the log is final now: it is stored while the projections are written
@@ -276,10 +276,10 @@ class Committed(NamedTuple):
     starts: dict[str, tuple[Blob, bytes]]
 
 
-def _check_committed_lines(root: str, log: bytes | None = None) -> Committed | None:
-    """Refuse to commit an append-only file whose committed lines were edited
-    (``log``: the log's bytes when known current). What was checked, or None
-    before the first commit."""
+def _check_committed_lines(root: str) -> Committed | None:
+    """Refuse to commit an append-only file whose committed lines were edited,
+    as the files are on disk now. What was checked, or None before the first
+    commit."""
     tip = gitrepo.head(root)
     if tip is None:
         return None
@@ -291,8 +291,7 @@ def _check_committed_lines(root: str, log: bytes | None = None) -> Committed | N
         for rel, blob in zip(files, blobs, strict=True):
             if blob is None:
                 continue
-            known = log if rel == EVENTS_PATH else None
-            on_disk = known if known is not None else _read(os.path.join(root, rel))
+            on_disk = _read(os.path.join(root, rel))
             fmt = info.object_format
             checked = check_worktree(rel, blob, on_disk, reader.read, fmt, appended_only=True)
             if checked.problem is not None:

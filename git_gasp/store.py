@@ -62,9 +62,6 @@ class Appender:
         size = self.size()
         return size == 0 or os.pread(self.fd, 1, size - 1) == b"\n"
 
-    def stamp(self) -> tuple[int, int, int, int, int]:
-        return stamp(os.fstat(self.fd))
-
     def write(self, data: bytes) -> None:
         """Append ``data`` (whole lines) durably."""
         if not self.ends_cleanly():
@@ -132,22 +129,10 @@ def write_atomically(path: str, data: bytes, sync: bool = True) -> None:
 def read_consistent(path: str) -> bytes:
     """The whole file under a shared lock: never a batch another process is
     still writing (``b""`` if the file does not exist)."""
-    return read_stamped(path)[0]
-
-
-def stamp(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    """What changes when a file's bytes change (device, inode, size, and
-    modification and change times in nanoseconds), as git's index keeps it."""
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def read_stamped(path: str) -> tuple[bytes, tuple[int, int, int, int, int] | None]:
-    """:func:`read_consistent`, and the file's :func:`stamp` as read (None
-    if it does not exist)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
-        return b"", None
+        return b""
     try:
         fcntl.flock(fd, fcntl.LOCK_SH)
         # os.read allocates what it is asked for: ask for the size fstat
@@ -157,7 +142,7 @@ def read_stamped(path: str) -> tuple[bytes, tuple[int, int, int, int, int] | Non
         while chunk := os.read(fd, want):
             chunks.append(chunk)
             want = 1 << 16
-        return b"".join(chunks), stamp(os.fstat(fd))
+        return b"".join(chunks)
     finally:
         os.close(fd)
 
