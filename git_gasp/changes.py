@@ -349,20 +349,31 @@ class Judge:
             parts = path.split("/")
             if len(parts) == 3 and parts[0] == "snapshots" and parts[2] == "graph.json":
                 out += self._snapshot(step, path, locations)
-        attributes = sorted(p for p in step.paths if p.rsplit("/", 1)[-1] == ".gitattributes")
-        if attributes:
-            out += self._attributes(step, attributes[0], locations)
+        # what decides an append-only file's checkout: any .gitattributes, and
+        # the manifest's Locations table (which files are append-only)
+        attributes = sorted(
+            p for p in step.paths if p.rsplit("/", 1)[-1].lower() == ".gitattributes"
+        )
+        if attributes or "AGENT.md" in step.paths:
+            out += self._attributes(step, attributes[0] if attributes else "AGENT.md")
         return out
 
-    def _attributes(self, step: Step, source: str, locations: Locations) -> list[Finding]:
-        """What a ``.gitattributes`` change does to the append-only files'
-        checkout, against the first parent (local attribute files weigh on
-        both sides alike)."""
-        files = sorted(locations.logs | locations.facts | locations.journals)
-        after = gitrepo.attributes(self.repo, step.name or None, files, CHECKOUT_ATTRIBUTES)
+    def _attributes(self, step: Step, source: str) -> list[Finding]:
+        """What the change does to the append-only files' checkout, against
+        the first parent (local attribute files weigh on both sides alike);
+        a file that becomes append-only here is judged as new."""
+        after_files = self._locations_of(step.name)
+        names, facts = CHECKOUT_ATTRIBUTES, "facts.jsonl"
+        files = sorted(after_files.logs | after_files.facts | after_files.journals)
+        after = gitrepo.attribute_views(self.repo, step.name or None, files, names, facts)
         parent = step.parents[0] if step.parents else None
-        before = gitrepo.attributes(self.repo, parent, files, CHECKOUT_ATTRIBUTES) if parent else {}
-        return check_attributes(source, before, after)
+        if parent is None:
+            return check_attributes(source, (), after)
+        was = self._locations_of(parent)
+        old = sorted(was.logs | was.facts | was.journals)
+        before = gitrepo.attribute_views(self.repo, parent, old, names, facts)
+        kept = [{p: a for p, a in view.items() if was.append_only(p)} for view in before]
+        return check_attributes(source, kept, after)
 
     def _mainline(self, step: Step) -> str | None:
         """The parent a change is judged against for identity: the first that

@@ -381,28 +381,40 @@ def _with_parents(out: bytes) -> list[tuple[str, tuple[str, ...]]]:
     return walk
 
 
-def attributes(
-    path: str, rev: str | None, files: Sequence[str], names: Sequence[str]
-) -> dict[str, dict[str, str]]:
-    """Each of ``files``' attributes ``names`` as the ``.gitattributes`` of
-    commit ``rev`` (None: the index) set them: ``set``, ``unset``, a value, or
-    absent when unspecified. Read through a temporary index of ``rev`` (git
-    2.39 has no ``check-attr --source``), which writes no object."""
-    args = ["check-attr", "--cached", "-z", *names, "--", *files]
+def attribute_views(
+    path: str, rev: str | None, files: Sequence[str], names: Sequence[str], basename: str
+) -> tuple[dict[str, dict[str, str]], ...]:
+    """Attributes ``names`` of ``files`` and of every file called ``basename``,
+    as the ``.gitattributes`` of commit ``rev`` (None: the index) set them:
+    ``set``, ``unset``, a value, or absent when unspecified. Two views: with
+    case-sensitive and with case-insensitive matching (``core.ignorecase``),
+    as clones on either kind of file system apply them. A commit is read
+    through a temporary index (git 2.39 has no ``check-attr --source``),
+    which writes no object."""
+
+    def query(env: dict[str, str] | None) -> tuple[dict[str, dict[str, str]], ...]:
+        listing = ["ls-tree", "-r", "-z", "--name-only", rev] if rev else ["ls-files", "-z"]
+        listed = run(path, listing, env=env).decode("utf-8", "surrogateescape").split("\0")
+        every = sorted({*files, *(f for f in listed if f.rsplit("/", 1)[-1] == basename)})
+        views = []
+        for icase in ("false", "true"):
+            args = ["-c", f"core.ignorecase={icase}", "check-attr", "--cached", "-z", *names]
+            out = run(path, [*args, "--", *every], env=env)
+            fields = out.decode("utf-8", "surrogateescape").split("\0")
+            found: dict[str, dict[str, str]] = {f: {} for f in every}
+            for k in range(0, len(fields) - 2, 3):
+                file, name, value = fields[k : k + 3]
+                if value != "unspecified":
+                    found.setdefault(file, {})[name] = value
+            views.append(found)
+        return tuple(views)
+
     if rev is None:
-        out = run(path, args)
-    else:
-        with tempfile.TemporaryDirectory(prefix="gasp-attr-") as tmp:
-            env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
-            run(path, ["read-tree", rev], env=env)
-            out = run(path, args, env=env)
-    fields = out.decode("utf-8", "surrogateescape").split("\0")
-    found: dict[str, dict[str, str]] = {f: {} for f in files}
-    for i in range(0, len(fields) - 2, 3):
-        file, name, value = fields[i : i + 3]
-        if value != "unspecified":
-            found.setdefault(file, {})[name] = value
-    return found
+        return query(None)
+    with tempfile.TemporaryDirectory(prefix="gasp-attr-") as tmp:
+        env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+        run(path, ["read-tree", rev], env=env)
+        return query(env)
 
 
 def config_value(path: str, key: str, kind: str | None = None) -> str | None:

@@ -232,3 +232,29 @@ def test_secrets_spelled_with_json_escapes_are_found() -> None:
     assert rules(found) == ["secret"] and "in a JSON string" in found[0].message
     url = json.dumps({"u": "https://user:hunter2pw@example.com/x"}).replace("/", "\\/")
     assert rules(check_lines(LOG, url.encode() + b"\n", 1, 1 << 20, True)) == ["secret"]
+
+
+def test_attribute_changes_judged_on_plain_data() -> None:
+    from git_gasp.core.change import check_attributes
+
+    log = "state/events.jsonl"
+    off = {log: {"text": "unset"}}
+
+    def rules(before: list[dict[str, dict[str, str]]], after: list[dict[str, dict[str, str]]]):
+        return [f.message for f in check_attributes(".gitattributes", before, after)]
+
+    assert rules([off], [{log: {"text": "unset", "eol": "crlf", "filter": "set"}}]) == []
+    assert rules([off], [{log: {"text": "auto"}}]) == [
+        f"turns line-ending conversion back on for {log}"
+    ]
+    assert rules([off], [{log: {}}]) == [f"turns line-ending conversion back on for {log}"]
+    assert rules([{log: {}}], [{log: {"text": "set"}}]) == []  # it was never off
+    assert rules([{log: {"filter": "lfs"}}], [{log: {"filter": "lfs"}}]) == []  # kept, not new
+    assert rules([], [{log: {"eol": "crlf"}}]) == [
+        f"eol=crlf makes {log} check out differently from its committed bytes"
+    ]
+    # a setting either view gives counts (case-insensitive clones match more)
+    assert rules([{log: {}}, {log: {}}], [{log: {}}, {log: {"ident": "set"}}]) == [
+        f"ident makes {log} check out differently from its committed bytes"
+    ]
+    assert rules([{log: {}}], [{log: {"working-tree-encoding": "utf-8"}}]) == []

@@ -208,12 +208,28 @@ def oversized(repo: Path) -> None:
 
 def crlf_checkout(repo: Path) -> None:
     with (repo / ".gitattributes").open("a") as fh:
-        fh.write("state/*.jsonl eol=crlf\n")
+        fh.write("state/*.jsonl text eol=crlf\n")
 
 
 def ident_checkout(repo: Path) -> None:
     (repo / "journal").mkdir(exist_ok=True)
     (repo / "journal" / ".gitattributes").write_text("JOURNAL.md ident\n")
+
+
+def text_back_on(repo: Path) -> None:
+    with (repo / ".gitattributes").open("a") as fh:
+        fh.write("* text=auto\n")  # after init's -text lines, so it wins
+
+
+def case_folded_filter(repo: Path) -> None:
+    with (repo / ".gitattributes").open("a") as fh:
+        fh.write("STATE/EVENTS.JSONL filter=lfs\n")  # what macOS and Windows clones match
+
+
+def nested_facts_filter(repo: Path) -> None:
+    (repo / "team").mkdir()
+    (repo / "team" / "facts.jsonl").write_text("")
+    (repo / "team" / ".gitattributes").write_text("facts.jsonl working-tree-encoding=UTF-16\n")
 
 
 CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
@@ -241,6 +257,13 @@ CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
         ".gitattributes: [attributes] eol=crlf makes state/events.jsonl check out differently",
     ),
     ("ident checkout", ident_checkout, "ident makes journal/JOURNAL.md check out differently"),
+    ("text back on", text_back_on, "turns line-ending conversion back on for state/events.jsonl"),
+    ("case-folded filter", case_folded_filter, "filter=lfs makes state/events.jsonl check out"),
+    (
+        "nested facts encoding",
+        nested_facts_filter,
+        "working-tree-encoding=UTF-16 makes team/facts.jsonl check out",
+    ),
 ]
 IDS = [case[0] for case in CORPUS]
 
@@ -263,12 +286,38 @@ def test_attribute_changes_that_keep_checkouts_byte_for_byte_pass(
 ) -> None:
     server = bare_server(tmp_path, capsys)
     assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
-    with (work / ".gitattributes").open("a") as fh:
-        fh.write("* text=auto eol=lf\n*.md diff=markdown\nother.txt eol=crlf ident\n")
+    attributes = work / ".gitattributes"
+    assert "-text" in attributes.read_text()  # init's own lines
+    attributes.write_text(
+        "* text=auto eol=lf\n"  # before init's lines, which still win for the agent's files
+        + attributes.read_text()
+        + "*.md diff=markdown\nother.txt eol=crlf ident\n*.bin filter=lfs -text\n"
+        + "state/events.jsonl eol=crlf working-tree-encoding=UTF-8 filter\n"  # all no-ops
+    )
     commit(work, "line endings")
     result = push(work, f"file://{server}", "HEAD:refs/heads/main")
     assert result.returncode == 0, result.stderr
-    assert "-text" in (work / ".gitattributes").read_text()  # init's own lines
+
+
+def test_a_log_moved_where_attributes_rewrite_it_is_refused(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    with (work / ".gitattributes").open("a") as fh:
+        fh.write("logs/* filter=lfs\n")  # nothing append-only there yet
+    commit(work, "attributes for logs/")
+    assert push(work, url, "HEAD:refs/heads/main").returncode == 0
+    manifest = work / "AGENT.md"
+    manifest.write_text(
+        manifest.read_text() + "\n| Location | Path |\n|---|---|\n| log | logs/b.jsonl |\n"
+    )
+    (work / "logs").mkdir()
+    (work / "logs" / "b.jsonl").write_text(goal_pair("b"))
+    append(work, LOG, decision_pair("declare"))
+    commit(work, "declare a log under logs/")
+    assert "AGENT.md: [attributes] filter=lfs makes logs/b.jsonl check out" in rejected(
+        work, url, "HEAD:refs/heads/main"
+    )
 
 
 def test_server_accepts_the_canonical_fixture(
