@@ -48,7 +48,8 @@ _LEVEL = 1  # git's default core.looseCompression (Z_BEST_SPEED)
 _ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KiB window (the level bits are informative)
 _FINAL = b"\x03\x00"  # an empty final block, after a byte-aligned full flush
 _SETTINGS = (
-    r"^(core\.(sharedrepository|loosecompression|compression)|extensions\.compatobjectformat)$"
+    r"^(core\.(sharedrepository|loosecompression|compression|fsync|fsyncobjectfiles)"
+    r"|extensions\.compatobjectformat)$"
 )
 _NOT_SHARED = ("", "false", "no", "off", "0", "umask")
 _MAGIC = b"gasp-deflate-v1"

@@ -171,7 +171,10 @@ def test_git_is_left_to_store_where_it_would_lay_objects_out_differently(
     git(plain, "config", "--unset", "include.path")
     git(plain, "config", "core.looseCompression", "9")
     where = loose_store(str(plain), info)
-    assert where is not None and where.level == 9
+    assert where is not None and where.level == 9 and not where.sync  # git's default
+    git(plain, "config", "core.fsync", "loose-object")
+    synced = loose_store(str(plain), info)
+    assert synced is not None and synced.sync
     content = b"".join(_line(i) for i in range(1000))
     assert store_appended(where, LOG, content[:1000]) is None  # small: not worth it
     oid = store_appended(where, LOG, content)
