@@ -238,7 +238,7 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
     if not updates:  # git always names at least one ref: a cut-off input fails closed
         raise GaspError("pre-receive read no ref updates", "the hook's input was lost; push again")
     found: list[tuple[str, Judged]] = []
-    judged_tips: set[str] = set()
+    judged_tips: dict[str, set[tuple[str, str]]] = {}  # tip -> (path, rule) its commits broke
     for update in updates:
         if update.ref.startswith("refs/replace/"):
             found.append(
@@ -251,14 +251,18 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
         if update.ref == NOTES_REF:
             found += [(update.ref, j) for j in _notes_findings(repo, update)]
         if update.new not in judged_tips:
-            judged_tips.add(update.new)
             steps = changes.commit_steps(repo, gitrepo.new_commits(repo, update.new))
-            found += [(update.ref, j) for j in changes.judge(repo, steps)]
+            verdicts = changes.judge(repo, steps)
+            judged_tips[update.new] = {(j.finding.path, j.finding.rule) for j in verdicts}
+            found += [(update.ref, j) for j in verdicts]
         if update.old not in ZERO:
             # whatever path the commits took (merges, parked refs, a forced
             # push), the new tip keeps the old tip's append-only files and
-            # changes who the agent is only with a recorded decision
-            found += [(update.ref, j) for j in _tip_findings(repo, update)]
+            # changes who the agent is only with a recorded decision; what a
+            # commit on the way was already refused for is not said twice
+            said = judged_tips[update.new]
+            tips = _tip_findings(repo, update)
+            found += [(update.ref, j) for j in tips if (j.finding.path, j.finding.rule) not in said]
     if not found:
         return
     for ref, judged in found:

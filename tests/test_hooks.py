@@ -299,6 +299,17 @@ def test_attribute_changes_that_keep_checkouts_byte_for_byte_pass(
     assert result.returncode == 0, result.stderr
 
 
+def test_an_edit_is_reported_once_by_the_server(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    edit_line(work)
+    commit(work, "edited")
+    stderr = rejected(work, url, "HEAD:refs/heads/main")
+    assert stderr.count("was edited") == 1, stderr  # not again as the ref's update
+    assert "push rejected: 1 violation in 1 commit" in stderr
+
+
 def test_a_log_moved_where_attributes_rewrite_it_is_refused(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
