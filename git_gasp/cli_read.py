@@ -39,7 +39,7 @@ def runs(rev_range: str, repo: str | None, as_json: bool) -> int:
         found = gitrepo.run_commits(_root(repo), rev_range)
     except gitrepo.GitError as exc:
         hint = "run it in a git repository (or pass -C PATH) with a range git log accepts"
-        raise GaspError(exc.message, hint, USAGE) from None
+        raise GaspError(exc.reason(), hint, USAGE) from None
     if not found and not as_json:
         output.diag(f"no runs in {rev_range}")
         return OK

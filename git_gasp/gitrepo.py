@@ -26,6 +26,16 @@ class GitError(GaspError):
 
     exit_code = USAGE
 
+    def reason(self) -> str:
+        """git's message on one line: its first, without ``fatal:``/``error:``."""
+        for line in self.message.splitlines():
+            line = line.strip()
+            for prefix in ("fatal: ", "error: "):
+                line = line.removeprefix(prefix)
+            if line:
+                return line
+        return "git failed"
+
 
 def run(
     cwd: str,

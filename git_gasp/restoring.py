@@ -449,7 +449,7 @@ def restore(
     except gitrepo.GitError as exc:
         _discard(dest, existed)
         raise GaspError(
-            f"clone failed: {exc.message}", "check the URL and your access", USAGE
+            f"clone failed: {exc.reason()}", "check the URL and your access", USAGE
         ) from None
     except BaseException:
         _discard(dest, existed)  # a refused restore leaves nothing behind to trip over

@@ -49,9 +49,16 @@ def handle_errors() -> Iterator[Result]:
         if not isinstance(result.code, int):
             result.code = OK
     except GaspError as exc:
-        output.diag(f"error: {exc.message}")
-        if exc.hint:
-            output.diag(f"hint: {exc.hint}")
+        from git_gasp.gitrepo import GitError
+
+        message, hint = exc.message, exc.hint
+        if isinstance(exc, GitError):  # git's own stderr: one line, a hint where we know one
+            message = exc.reason()
+            if hint is None and "not a git repository" in message:
+                hint = "run it inside a git repository, or pass -C PATH"
+        output.diag(f"error: {message}")
+        if hint:
+            output.diag(f"hint: {hint}")
         result.code = exc.exit_code
     except click.exceptions.Abort:
         output.diag("interrupted")

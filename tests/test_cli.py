@@ -179,3 +179,20 @@ def test_python_dash_m_and_the_git_subcommand(fixture_repo: Path) -> None:
         ["git", "gasp", "fold", str(fixture_repo)], capture_output=True, text=True
     )
     assert proc.returncode == 0 and "nodes:          4" in proc.stdout
+
+
+def test_git_failures_read_as_one_line_with_a_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    monkeypatch.chdir(plain)
+    code, _, err = run(capsys, "hooks", "install")
+    assert code == 2 and err.splitlines() == [
+        "error: not a git repository (or any of the parent directories): .git",
+        "hint: run it inside a git repository, or pass -C PATH",
+    ]
+    code, _, err = run(capsys, "restore", f"file://{tmp_path}/nowhere", str(tmp_path / "x"))
+    assert code == 2 and len(err.splitlines()) == 2 and "fatal" not in err, err
+    assert err.startswith("error: clone failed: ") and "hint: check the URL" in err
