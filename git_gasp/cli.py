@@ -52,10 +52,13 @@ def agent_root(path: str | None) -> str:
 def cli() -> None:
     """git-gasp: keep an AI agent's state in git, the GASP way.
 
-    Reads and checks GASP repositories (an event log that folds into a graph,
-    identity, skills, memory) exactly as the reference runtime and conformance
-    checker do. Exit status: 0 ok, 1 findings, 2 bad usage or input,
-    3 internal error, 130 interrupted.
+    Creates agent repositories, records typed events and runs with one
+    boundary commit each, restores an agent from a URL, enforces the protocol
+    in git hooks, links commits to agent sessions, and reads and checks GASP
+    repositories (an event log that folds into a graph, identity, skills,
+    memory) exactly as the reference runtime and conformance checker do.
+    Exit status: 0 ok, 1 findings, 2 bad usage or input, 3 internal error,
+    130 interrupted.
     """
 
 
@@ -79,6 +82,9 @@ def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int
         output.data(
             render_text(reports, f"git-gasp check {__version__} — folding with {FOLD_SEMANTICS}")
         )
+        failing = [str(r.number) for r in reports if not r.passed]
+        if failing:  # stdout stays the reference checker's; the verdict goes to stderr
+            output.diag(f"not conformant: check {', '.join(failing)} failed")
     return OK if all(r.passed for r in reports) else FINDINGS
 
 

@@ -202,14 +202,15 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     from git_gasp.lease import Lease, describe_expiry
     from git_gasp.runmarker import local_worker_id, read_marker
 
+    root = _agent_root(repo)  # not an agent repository: that, and nothing else
     problem: GaspError | None = None
     try:
-        agent = _open(repo, worker)
+        agent = _open(root, worker)
         run, me = agent.open_run, agent.worker
     except GaspError as exc:  # e.g. a torn log: still say what is known
-        problem, root = exc, _root(repo)
+        problem = exc
         run, me = read_marker(root), worker or local_worker_id(root)
-    held = Lease(_root(repo), me).holder()
+    held = Lease(root, me).holder()
     if as_json:
         output.data_json(
             {

@@ -117,10 +117,12 @@ def test_check_fails_closed_on_unreadable_inputs(
     fixture_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log_path(fixture_repo).write_bytes(log_path(fixture_repo).read_bytes() + b"\xff\n")
-    code, out, _ = run(capsys, "check", str(fixture_repo))
+    code, out, err = run(capsys, "check", str(fixture_repo))
     assert code == 1
     assert "stream did not contain valid UTF-8" in out
     assert out.count("log unavailable (see check 1)") == 5
+    assert "conformant" not in out  # stdout is the reference checker's, line for line
+    assert err.startswith("not conformant: check 1") and err.endswith(" failed\n"), err
     plain = tmp_path / "plain"
     shutil.copytree(fixture_repo, plain, ignore=shutil.ignore_patterns(".git"))
     code, out, _ = run(capsys, "check", str(plain))
