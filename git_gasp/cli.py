@@ -26,9 +26,23 @@ from git_gasp.errors import FINDINGS, OK
 from git_gasp.shell import handle_errors
 
 _PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
+_REPO = click.option(
+    "-C",
+    "--repo",
+    "repo",
+    metavar="PATH",
+    type=click.Path(exists=True, file_okay=False),
+    help="The agent repository, as PATH gives it (for symmetry with the other commands).",
+)
 _JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print a JSON document instead of text."
 )
+
+
+def _one_path(path: str | None, repo: str | None) -> str | None:
+    if path is not None and repo is not None and path != repo:
+        raise click.UsageError(f"two repositories: PATH {path} and -C {repo}; give one")
+    return path if path is not None else repo
 
 
 def agent_root(path: str | None) -> str:
@@ -64,17 +78,18 @@ def cli() -> None:
 
 @cli.command()
 @_PATH
+@_REPO
 @click.option("--fixture", is_flag=True, help="Also assert the canonical fixture's four facts.")
 @_JSON
 @click.option(
     "--no-cache", is_flag=True, help="Walk all history; ignore remembered check 4 verdicts."
 )
-def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int:
+def check(path: str | None, repo: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int:
     """Run the seven GASP conformance checks on the agent repository at PATH."""
     from git_gasp.checking import run_all
     from git_gasp.core.report import FOLD_SEMANTICS, render_json, render_text
 
-    repo = agent_root(path)
+    repo = agent_root(_one_path(path, repo))
     reports = run_all(repo, fixture=fixture, use_cache=not no_cache)
     if as_json:
         output.data_json(render_json(reports, repo, fixture))
@@ -90,6 +105,7 @@ def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int
 
 @cli.command(name="fold")
 @_PATH
+@_REPO
 @click.option("--at", "at", metavar="EVENT_ID", help="Fold the log only through this event.")
 @click.option(
     "--strict", is_flag=True, help="Fail on an op that names a missing node (0.4.2 semantics)."
@@ -102,12 +118,17 @@ def check(path: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int
     help="Write the graph JSON (reference layout, sorted keys) to FILE; - prints it instead.",
 )
 def fold_cmd(
-    path: str | None, at: str | None, strict: bool, as_json: bool, graph_out: str | None
+    path: str | None,
+    repo: str | None,
+    at: str | None,
+    strict: bool,
+    as_json: bool,
+    graph_out: str | None,
 ) -> int:
     """Fold the event log at PATH into the graph and summarize it."""
     from git_gasp.folding import fold_repo, graph_text, write_graph
 
-    summary = fold_repo(agent_root(path), at=at, strict=strict)
+    summary = fold_repo(agent_root(_one_path(path, repo)), at=at, strict=strict)
     if graph_out == "-":
         output.data(graph_text(summary))
         return OK

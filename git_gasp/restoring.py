@@ -71,7 +71,11 @@ def _read_capped(root: str, rel: str, cap: int, required: bool) -> bytes | None:
     path = os.path.join(root, *rel.split("/"))
     if not os.path.lexists(path):
         if required:
-            raise GaspError(f"{rel} missing: not a GASP agent repository", None, USAGE)
+            raise GaspError(
+                f"{rel} missing: not a GASP agent repository",
+                "point it at an agent repository (-C PATH), or create one with: git gasp init",
+                USAGE,
+            )
         return None
     if not inside(root, path) or not os.path.isfile(path):
         raise GaspError(f"{rel} is not a regular file inside the repository (refused)", None, USAGE)

@@ -88,7 +88,11 @@ def test_fold_bad_input(
     assert code == 2 and "error: state/events.jsonl: cannot read" in err and "hint:" in err
     code, _, err = run(capsys, "fold", str(tmp_path / "missing"))
     assert code == 2 and "no such directory" in err
-    for args in (["runs"], ["status"], ["run", "status"]):
+    code, out, _ = run(capsys, "check", "-C", str(fixture_repo))
+    assert code == 0 and "conformant: all checks passed" in out
+    code, _, err = run(capsys, "fold", str(fixture_repo), "-C", str(tmp_path))
+    assert code == 2 and "two repositories" in err
+    for args in (["runs"], ["status"], ["run", "status"], ["check"], ["fold"]):
         code, _, err = run(capsys, *args, "-C", str(tmp_path / "missing"))
         assert code == 2 and "'-C' / '--repo'" in err and "does not exist" in err, err
 
