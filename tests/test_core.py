@@ -1343,3 +1343,14 @@ def test_fold_fast_path_refuses_an_unhashable_node_id() -> None:
     )
     with pytest.raises(FoldError, match="expected a string"):
         fold_events([event])
+
+
+def test_did_you_mean_completes_an_id_cut_short_and_spots_typos() -> None:
+    from git_gasp.core.suggest import did_you_mean
+
+    ids = ["goal_01867939", "goal_01aa", "patch_9", "eval_5"]
+    assert did_you_mean("goal_01", ids) == "did you mean goal_01867939 or goal_01aa?"
+    assert did_you_mean("patch_8", ids) == "did you mean patch_9?"
+    assert did_you_mean("zzz", ids) is None
+    many = [f"run_{i}" for i in range(5)]
+    assert did_you_mean("run_", many) == "did you mean run_0 or run_1 or run_2? (and more)"
