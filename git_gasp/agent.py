@@ -460,15 +460,29 @@ class Agent:
 
     def update_goal_status(self, goal_id: str, status: str, reason: str | None = None) -> str:
         validate.choice("goal status", status, P.GOAL_STATUSES)
+        self._existing("goal", goal_id)
         return self.record(P.status_change("goal", goal_id, status, reason), SYSTEM).event_ids[-1]
 
     def update_task_status(self, task_id: str, status: str, reason: str | None = None) -> str:
         validate.choice("task status", status, P.TASK_STATUSES)
+        self._existing("task", task_id)
         return self.record(P.status_change("task", task_id, status, reason), SYSTEM).event_ids[-1]
 
     def update_patch_status(self, patch_id: str, status: str, reason: str | None = None) -> str:
         validate.choice("patch status", status, P.PATCH_STATUSES)
+        self._existing("patch", patch_id)
         return self.record(P.status_change("patch", patch_id, status, reason), SYSTEM).event_ids[-1]
+
+    def _existing(self, kind: str, node_id: str) -> None:
+        """A status change names a node of the graph: said first, before
+        anything about the run it would need."""
+        if node_id in self._folder.nodes:
+            return
+        from git_gasp.core.suggest import did_you_mean
+
+        same = [n for n, node in self._folder.nodes.items() if node.kind == kind]
+        hint = did_you_mean(node_id, same) or f"list the {kind}s with: git gasp fold --json"
+        raise validate.RefusedError(f"{kind} `{node_id}` does not exist", hint)
 
     def record_model_call(
         self,

@@ -334,6 +334,10 @@ def test_a_non_root_kind_outside_a_run_says_to_start_one(
 ) -> None:
     agent.record_goal("goal_1", "g")
     agent.record_task("task_1", "t")
+    agent.start_run("a run to propose the patch in")
+    agent.propose_patch("patch_1", "p")
+    agent.finish_run("done")
+    agent.forget_run()
     error = refused(repo, lambda: NEEDS_A_RUN[kind](agent))
     assert "run start" in (error.hint or ""), error.hint
 
@@ -684,7 +688,8 @@ BAD_INPUT: list[tuple[list[str], int, str]] = [
     (["eval", "--command", "c", "--status", "passed"], USAGE, "is not a valid status"),
     (["failure", "--title", "f"], FINDINGS, "invalid root"),
     (["tool-call", "--tool", "t", "--input-summary", "i"], FINDINGS, "needs an open run"),
-    (["goal-status", "--id", "goal_missing", "--status", "Open"], FINDINGS, "invalid root"),
+    (["goal-status", "--id", "goal_missing", "--status", "Open"], FINDINGS, "does not exist"),
+    (["goal-status", "--id", "goal_", "--status", "Open"], FINDINGS, "does not exist"),
     (["hypothesis", "--title", "h", "--confidence", "nan"], USAGE, "finite"),
     (["patch", "--title", "p", "--artifact-json", '{"uri":"u"}'], USAGE, "needs 'kind'"),
     (["ops", "--json-ops", '{"MarkStale":{}}'], USAGE, "must be a JSON array"),
