@@ -26,17 +26,8 @@ from git_gasp.errors import FINDINGS, OK
 from git_gasp.shell import handle_errors
 
 _PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
-_REPO = click.option(
-    "-C",
-    "--repo",
-    "repo",
-    metavar="PATH",
-    type=click.Path(exists=True, file_okay=False),
-    help="The agent repository, as PATH gives it (for symmetry with the other commands).",
-)
-_JSON = click.option(
-    "--json", "as_json", is_flag=True, help="Print a JSON document instead of text."
-)
+_REPO = cli_agent.REPO  # the same -C as every other command: an alternative to PATH
+_JSON = cli_agent.JSON
 
 
 def _one_path(path: str | None, repo: str | None) -> str | None:

@@ -186,8 +186,9 @@ def test_git_is_left_to_store_where_it_would_lay_objects_out_differently(
 # -- the boundary commit -----------------------------------------------------------------
 
 
-def _long_agent(tmp_path: Path) -> Path:
-    root = tmp_path / "agent"
+def _long_agent(tmp_path: Path, root: Path | None = None) -> Path:
+    """An agent repository whose log is over the size stored ahead of git."""
+    root = root or tmp_path / "agent"
     init_repo(str(root), "evolve")
     with Agent.open(str(root), worker="w") as agent:
         agent.start_run("warm up")
@@ -318,13 +319,7 @@ def test_an_agent_in_a_subdirectory_keeps_what_is_staged_elsewhere(tmp_path: Pat
     (top / "README").write_text("a monorepo\n")
     git(top, "add", "README")
     git(top, "commit", "-q", "-m", "top")
-    root = top / "agents" / "evolve"
-    init_repo(str(root), "evolve")
-    with Agent.open(str(root), worker="w") as agent:
-        agent.start_run("big")
-        for i in range(400):
-            agent.record_observation(None, f"observation {i}", "x" * 100)
-        close_run(agent, "first")
+    root = _long_agent(tmp_path, top / "agents" / "evolve")
     (top / "README").write_text("a monorepo, edited\n")
     git(top, "add", "README")
     with Agent.open(str(root), worker="w") as agent:
