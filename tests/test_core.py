@@ -1354,3 +1354,22 @@ def test_did_you_mean_completes_an_id_cut_short_and_spots_typos() -> None:
     assert did_you_mean("zzz", ids) is None
     many = [f"run_{i}" for i in range(5)]
     assert did_you_mean("run_", many) == "did you mean run_0 or run_1 or run_2? (and more)"
+
+
+def test_pausing_the_collector_leaves_a_host_programs_frozen_objects_frozen() -> None:
+    import gc
+
+    from git_gasp.core.log import gc_paused
+
+    held = [{"frozen": i} for i in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with gc_paused():
+            built = [{"n": i} for i in range(1000)]
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    with gc_paused():
+        built += [{"n": i} for i in range(1000)]
+    assert gc.get_freeze_count() == 0 and gc.isenabled() and held and built

@@ -90,6 +90,8 @@ def gc_paused() -> Iterator[None]:
     moved straight to the oldest generation (``freeze`` then ``unfreeze``
     splice lists, they traverse nothing), so the first young collection does
     not walk them all once more either; a full collection still sees them.
+    Not when the host program has frozen objects itself (``gc.freeze`` before
+    forking workers, say): those stay frozen.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -97,8 +99,9 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            gc.freeze()
-            gc.unfreeze()
+            if gc.get_freeze_count() == 0:  # never thaw what the host program froze
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
