@@ -33,6 +33,7 @@ from git_gasp.core.change import (
     DEFAULT_MAX_LINE_BYTES,
     Finding,
     appended_chunk,
+    check_attribute_names,
     check_attributes,
     check_control_plane,
     check_events,
@@ -349,13 +350,24 @@ class Judge:
             parts = path.split("/")
             if len(parts) == 3 and parts[0] == "snapshots" and parts[2] == "graph.json":
                 out += self._snapshot(step, path, locations)
-        # what decides an append-only file's checkout: any .gitattributes, and
-        # the manifest's Locations table (which files are append-only)
+        # what decides an append-only file's checkout: any .gitattributes, the
+        # manifest's Locations table (which files are append-only), and an
+        # append-only file arriving under attributes already there
         attributes = sorted(
             p for p in step.paths if p.rsplit("/", 1)[-1].lower() == ".gitattributes"
         )
-        if attributes or "AGENT.md" in step.paths:
-            out += self._attributes(step, attributes[0] if attributes else "AGENT.md")
+        out += check_attribute_names(p for p in attributes if self.blob(step.name, p))
+        parent = step.parents[0] if step.parents else None
+        arriving = sorted(
+            p
+            for p in step.paths
+            if locations.append_only(p)
+            and self.blob(step.name, p) is not None
+            and (parent is None or self.blob(parent, p) is None)
+        )
+        if attributes or "AGENT.md" in step.paths or arriving:
+            source = (attributes or ["AGENT.md" if "AGENT.md" in step.paths else arriving[0]])[0]
+            out += self._attributes(step, source)
         return out
 
     def _attributes(self, step: Step, source: str) -> list[Finding]:

@@ -310,6 +310,33 @@ def test_an_edit_is_reported_once_by_the_server(
     assert "push rejected: 1 violation in 1 commit" in stderr
 
 
+def test_a_facts_file_arriving_under_rewriting_attributes_is_refused(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    with (work / ".gitattributes").open("a") as fh:
+        fh.write("notes/** ident\n")  # no append-only file there yet
+    commit(work, "attributes for notes/")
+    assert push(work, url, "HEAD:refs/heads/main").returncode == 0
+    (work / "notes").mkdir()
+    (work / "notes" / "facts.jsonl").write_text("")
+    commit(work, "a facts file under them")
+    assert "ident makes notes/facts.jsonl check out differently" in rejected(
+        work, url, "HEAD:refs/heads/main"
+    )
+
+
+def test_an_attributes_file_in_other_capitals_is_refused(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    (work / "memory" / ".GITATTRIBUTES").write_text("facts.jsonl ident\n")
+    commit(work, "capitals")
+    assert "memory/.GITATTRIBUTES: [attributes] an attributes file in other capitals" in (
+        rejected(work, url, "HEAD:refs/heads/main")
+    )
+
+
 def test_a_log_moved_where_attributes_rewrite_it_is_refused(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -690,6 +690,23 @@ def check_attributes(
     return out
 
 
+def check_attribute_names(paths: Iterable[str]) -> list[Finding]:
+    """A ``.gitattributes`` spelled with other capitals is one git reads on a
+    case-insensitive file system (macOS, Windows) but not on the server, so
+    its settings could not be judged: it is refused."""
+    return [
+        Finding(
+            path,
+            None,
+            "attributes",
+            "an attributes file in other capitals applies only on case-insensitive file systems",
+            "name it .gitattributes",
+        )
+        for path in sorted(paths)
+        if path.rsplit("/", 1)[-1] != ".gitattributes"
+    ]
+
+
 def _attribute_finding(source: str, path: str, setting: str, hint: str) -> Finding:
     what = "turns line-ending conversion back on for" if setting == "text" else f"{setting} makes"
     rest = "" if setting == "text" else " check out differently from its committed bytes"
