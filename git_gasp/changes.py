@@ -365,18 +365,19 @@ class Judge:
             and self.blob(step.name, p) is not None
             and (parent is None or self.blob(parent, p) is None)
         )
-        if attributes or "AGENT.md" in step.paths or arriving:
-            source = (attributes or ["AGENT.md" if "AGENT.md" in step.paths else arriving[0]])[0]
-            out += self._attributes(step, source)
+        manifest = ["AGENT.md"] if "AGENT.md" in step.paths else []
+        sources = [*attributes, *manifest, *arriving]  # the finding names the first
+        if sources:
+            out += self._attributes(step, sources[0])
         return out
 
     def _attributes(self, step: Step, source: str) -> list[Finding]:
         """What the change does to the append-only files' checkout, against
         the first parent (local attribute files weigh on both sides alike);
         a file that becomes append-only here is judged as new."""
-        after_files = self._locations_of(step.name)
+        now = self._locations_of(step.name)
         names, facts = CHECKOUT_ATTRIBUTES, "facts.jsonl"
-        files = sorted(after_files.logs | after_files.facts | after_files.journals)
+        files = sorted(now.logs | now.facts | now.journals)
         after = gitrepo.attribute_views(self.repo, step.name or None, files, names, facts)
         parent = step.parents[0] if step.parents else None
         if parent is None:

@@ -35,11 +35,7 @@ def runs(rev_range: str, repo: str | None, as_json: bool) -> int:
     from git_gasp import gitrepo
     from git_gasp.core.runlog import runs_to_text, runs_to_value
 
-    try:
-        found = gitrepo.run_commits(_root(repo), rev_range)
-    except gitrepo.GitError as exc:
-        hint = "run it in a git repository (or pass -C PATH) with a range git log accepts"
-        raise GaspError(exc.reason(), hint, USAGE) from None
+    found = gitrepo.run_commits(_root(repo), rev_range)
     if not found and not as_json:
         output.diag(f"no runs in {rev_range}")
         return OK

@@ -100,8 +100,7 @@ def head(path: str) -> str | None:
 
 def tracked(path: str, pathspecs: Sequence[str]) -> list[str]:
     """Paths in the index matching ``pathspecs``, relative to ``path``."""
-    out = run(path, ["ls-files", "-z", "--", *pathspecs])
-    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+    return [name for _, name in index_entries(path, pathspecs)]
 
 
 def index_entries(path: str, pathspecs: Sequence[str]) -> list[tuple[str, str]]:
@@ -135,14 +134,26 @@ def commits_touching(
     return _with_parents(run(path, args))
 
 
+RANGE_HINT = "run it in a git repository (or pass -C PATH) with a range git log accepts"
+
+
+def _log(path: str, rev_range: str, fmt: Sequence[str]) -> bytes | None:
+    """``git log`` of ``rev_range`` (None: HEAD in a repository with no
+    commits yet); its failures carry :data:`RANGE_HINT`."""
+    try:
+        if rev_range == "HEAD" and head(path) is None:
+            repo_info(path)  # GitError when path is not in a repository at all
+            return None
+        return run(path, ["log", *fmt, "--end-of-options", rev_range, "--"])
+    except GitError as exc:
+        raise GitError(exc.message, RANGE_HINT) from None
+
+
 def run_commits(path: str, rev_range: str = "HEAD") -> list[RunCommit]:
     """The commits in ``rev_range`` whose final trailer block has a ``Run-Id``,
     newest first, from one ``git log`` (git parses the trailers)."""
-    if rev_range == "HEAD" and head(path) is None:
-        repo_info(path)  # GitError when path is not in a repository at all
-        return []  # no commits yet: no runs
-    args = ["log", f"--format={LOG_FORMAT}", "--end-of-options", rev_range, "--"]
-    return parse_run_log(run(path, args).decode("utf-8", "replace"))
+    out = _log(path, rev_range, [f"--format={LOG_FORMAT}"])
+    return parse_run_log(out.decode("utf-8", "replace")) if out is not None else []
 
 
 def blobs_at(path: str, specs: Sequence[str]) -> list[Blob | None]:
@@ -554,11 +565,8 @@ def _messages(out: bytes) -> list[tuple[str, str]]:
 def commit_messages(path: str, rev_range: str = "HEAD") -> list[tuple[str, str]]:
     """``(commit, raw message)`` of every commit in ``rev_range``, newest
     first, from one ``git log`` (empty in a repository with no commits)."""
-    if rev_range == "HEAD" and head(path) is None:
-        repo_info(path)  # GitError when path is not in a repository at all
-        return []
-    args = ["log", "-z", "--format=%H%n%B", "--end-of-options", rev_range, "--"]
-    return _messages(run(path, args))
+    out = _log(path, rev_range, ["-z", "--format=%H%n%B"])
+    return _messages(out) if out is not None else []
 
 
 def messages_of(path: str, commits: Sequence[str]) -> dict[str, str]:

@@ -182,7 +182,7 @@ def close_run(
     if os.path.isdir(os.path.join(agent.root, "snapshots")):
         written.append("snapshots")  # with any taken during the run
     stored()
-    _store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH], True)()
+    _store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH])()
     info = committed.info if committed is not None else None
     commit = boundary_commit(agent.root, message, [*written, *paths], info)
     agent.forget_run()
@@ -195,7 +195,6 @@ def _store_soon(
     committed: Committed | None,
     where: LooseStore | None,
     files: Sequence[str],
-    wait: bool = False,
 ) -> Callable[[], None]:
     """Store ``files``' blobs (see :mod:`git_gasp.looseobjects`) in a thread
     (hashing and zlib release the GIL); call the result to wait for them.
@@ -220,9 +219,6 @@ def _store_soon(
             except Exception:  # an optimisation: git stores the blob itself
                 continue
 
-    if wait:
-        work()
-        return lambda: None
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
     return thread.join

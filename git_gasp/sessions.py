@@ -248,11 +248,7 @@ def list_sessions(root: str, rev_range: str = "HEAD") -> list[CommitSessions]:
     """The commits of ``rev_range``, newest first, each with its sessions."""
     from git_gasp import gitrepo
 
-    try:
-        messages = gitrepo.commit_messages(root, rev_range)
-    except gitrepo.GitError as exc:
-        hint = "run it in a git repository (or pass -C PATH) with a range git log accepts"
-        raise GaspError(exc.reason(), hint, USAGE) from None
+    messages = gitrepo.commit_messages(root, rev_range)
     notes = _notes(root) if messages else {}
     return [commit_sessions(c, m, notes.get(c)) for c, m in messages]
 
