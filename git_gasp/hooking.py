@@ -183,6 +183,10 @@ def pre_push(
     for ref, judged in found:
         report([judged], out, ref)
     _done([j for _, j in found], "push refused")
+    from git_gasp import notehooks
+
+    pushed = [ref for local, _, ref in targets if local not in ZERO]
+    notehooks.pre_push(repo, remote, [r for r in pushed if not r.startswith("refs/notes/")], out)
 
 
 # -- the server: pre-receive and post-receive ---------------------------------------

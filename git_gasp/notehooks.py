@@ -8,6 +8,13 @@ cover the rest:
   the new commit's note becomes the union of its own and the old commits'
   notes. When git already copied them this changes nothing (and it repairs a
   note git concatenated with the default ``rewriteMode``).
+* ``pre-push``: the session notes go to the remote in the same push as the
+  branches they annotate (a notes push of their own, ``--no-verify``, never
+  forced), so they do not arrive later than their commits. Nothing happens
+  unless there is a local notes ref the remote's tracking ref does not
+  already name, the remote is a named one, and ``gasp.pushNotes`` is not
+  false. git gives a hook no sign of ``--dry-run``: as Git LFS uploads its
+  objects then, the notes are sent then too.
 * ``post-commit``: a commit made by ``git cherry-pick -x`` (its ``(cherry
   picked from commit <id>)`` line) gets the picked commit's note; a squash
   (``git merge --squash``: ``Squashed commit of the following:`` and a
@@ -18,8 +25,9 @@ cover the rest:
   commits whose notes name that run.
 
 ``post-commit`` runs on every commit, so it reads the message (one git
-process) and returns when it has none of those markers. Neither hook ever
-fails the user's operation: a problem is one warning line on stderr.
+process) and returns when it has none of those markers; ``pre-push`` without
+new notes costs one ``cat-file``. None of these hooks ever fails the user's
+operation: a problem is one warning line on stderr.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple, TextIO
 
-from git_gasp import gitrepo, sessionnotes
+from git_gasp import gitrepo, notesync, sessionnotes
 from git_gasp.core.notes import NoteRecord, format_note, merge_notes
 from git_gasp.core.trailers import Trailer, sessions_of
 
@@ -157,3 +165,34 @@ def _post_commit(repo: str, err: TextIO) -> None:
     how = "cherry-pick" if found.picked else "squash" if found.squashed else "run"
     message = f"gasp: notes re-attached to {head[:12]} ({how})"
     sessionnotes.update_notes(repo, {head: extra}, message, lambda w: _warn(err, w))
+
+
+def pre_push(repo: str, remote: str | None, refs: Sequence[str], err: TextIO) -> None:
+    """Push the session notes to ``remote`` along with ``refs`` (the refs the
+    push updates, deletions and notes refs left out). Called once the push
+    has passed validation; a failure is a warning and the push goes on."""
+    if not refs or not remote:
+        return
+    try:
+        _pre_push(repo, remote, err)
+    except Exception as exc:  # never fail the user's push over its notes
+        why = exc.reason() if isinstance(exc, gitrepo.GitError) else str(exc)
+        later = f"they stay local until: git gasp notes sync {remote}"
+        _warn(err, f"session notes not pushed to {remote}: {why}; {later}")
+
+
+def _pre_push(repo: str, remote: str, err: TextIO) -> None:
+    if "\n" in remote:
+        return
+    local, tracking = gitrepo.object_info(repo, [NOTES_REF, notesync.tracking_ref(remote)])
+    if local is None or (tracking is not None and tracking.oid == local.oid):
+        return  # no notes, or the remote already has these
+    if gitrepo.config_value(repo, f"remote.{remote}.url") is None:
+        return  # a push to a URL: no tracking ref to merge through
+    if gitrepo.config_value(repo, "gasp.pushNotes", "bool") == "false":
+        return
+    done = notesync.sync(repo, remote, retries=2, say=lambda line: _warn(err, line), verify=False)
+    if done.pushed:
+        tip = (done.tip or "")[:12]
+        err.write(f"gasp: session notes pushed to {remote} ({tip}, merge: {done.merge})\n")
+        err.flush()

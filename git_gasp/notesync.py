@@ -157,13 +157,18 @@ def sync(
     retries: int = 5,
     say: Callable[[str], None] = lambda _: None,
     wait: Callable[[float], None] = time.sleep,
+    verify: bool = True,
 ) -> Synced:
     """Fetch the remote's notes, merge them (``cat_sort_uniq``) and push the
     union without force; when the push is rejected because the remote moved,
-    fetch, merge and push again, up to ``retries`` more times."""
+    fetch, merge and push again, up to ``retries`` more times. A pushed tip
+    becomes the tracking ref's, so the next sync (or pre-push) knows the
+    remote has it. ``verify`` False pushes with ``--no-verify`` (from inside
+    a pre-push hook, which must not run itself again)."""
     _check_remote(repo, remote)
     require_identity(repo)
-    push = ["push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}"]
+    push = ["push", "--quiet", *([] if verify else ["--no-verify"])]
+    push += [remote, f"{NOTES_REF}:{NOTES_REF}"]
     attempts = 0
     while True:
         fetched = _fetch(repo, remote)
@@ -176,6 +181,8 @@ def sync(
         text = (got.out + got.err).decode("utf-8", "replace")
         outcome = push_outcome(got.code, text)
         if outcome == "ok":
+            message = f"gasp: notes pushed to {remote}"
+            gitrepo.attempt(repo, ["update-ref", "-m", message, tracking_ref(remote), tip])
             return Synced(remote, fetched, merge, True, attempts, tip)
         reason = _reason(text)
         if outcome == "declined":

@@ -717,6 +717,73 @@ def test_sync_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert code == 2
 
 
+# -- pre-push: notes travel with the branch -----------------------------------------------
+
+
+def push(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(repo), "push", *args], capture_output=True, text=True)
+
+
+def test_pre_push_sends_the_notes_with_the_branch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, a, b = clones(tmp_path)
+    install_hooks(capsys, a)
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    add(a, "HEAD", "claude:s1", "--run", "run_1")
+    done = push(a, "origin", "main")
+    assert done.returncode == 0, done.stderr
+    assert "gasp: session notes pushed to origin" in done.stderr
+    assert git(server, "rev-parse", REF).strip() == rev(a, REF)
+    assert rev(a, "refs/notes/remotes/origin/agent-sessions") == rev(a, REF)
+    # nothing new: the tracking ref says the remote has them, no notes push
+    (a / "y").write_text("y\n")
+    commit_all(a, "third")
+    done = push(a, "origin", "main")
+    assert done.returncode == 0 and "session notes" not in done.stderr
+    # another clone's notes are merged in, not overwritten
+    add(b, rev(b), "codex:s2")
+    assert main(capsys, "notes", "sync", "-C", str(b))[0] == 0
+    add(a, "HEAD", "claude:s3")
+    (a / "z").write_text("z\n")
+    commit_all(a, "fourth")
+    done = push(a, "origin", "main")
+    assert done.returncode == 0 and "merge: merged" in done.stderr, done.stderr
+    git(b, "fetch", "-q", "origin", f"+{REF}:{REF}")
+    assert {r.session for r in records_of(b, rev(b))} == {"codex:s2"}
+    assert {(r.session, r.run) for r in records_of(b, rev(a, "HEAD~2"))} == {
+        ("claude:s1", None),
+        ("claude:s1", "run_1"),
+    }
+    assert records_of(b, rev(a, "HEAD~1")) == {NoteRecord("claude:s3", "session")}
+
+
+def test_pre_push_leaves_notes_alone_when_told_or_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, a, _ = clones(tmp_path)
+    install_hooks(capsys, a)
+    add(a, "HEAD", "claude:s1")
+    git(a, "config", "gasp.pushNotes", "false")
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    assert push(a, "origin", "main").returncode == 0
+    assert push(a, str(server), "HEAD:refs/heads/other").returncode == 0  # by URL
+    git(a, "config", "--unset", "gasp.pushNotes")
+    assert push(a, "origin", ":refs/heads/other").returncode == 0  # a deletion
+    assert git(server, "for-each-ref", "refs/notes").strip() == ""
+    # a notes push that fails is a warning: the branch still goes
+    git(a, "config", "gasp.pushNotes", "maybe")
+    (a / "y").write_text("y\n")
+    commit_all(a, "third")
+    done = push(a, "origin", "main")
+    assert done.returncode == 0, done.stderr
+    assert "gasp: warning: session notes not pushed to origin: bad boolean" in done.stderr
+    assert "git gasp notes sync origin" in done.stderr
+    assert git(server, "rev-parse", "main").strip() == rev(a)
+
+
 # -- the server hook ---------------------------------------------------------------------
 
 
@@ -753,3 +820,37 @@ def test_pre_receive_judges_notes_pushes(
     assert code == 1 and "origin refused the notes push" in err and "again" not in err
     assert "remote: gasp:" in err
     assert git(server, "rev-parse", REF).strip() == good
+
+
+def test_pre_push_notes_refused_by_the_server_do_not_stop_the_branch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = hooked_server(tmp_path, capsys)
+    _, a, _ = clones(tmp_path, server)
+    install_hooks(capsys, a)
+    git(a, "notes", "--ref", REF, "add", "-m", SECRET, "HEAD")
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    done = push(a, "origin", "main")
+    assert done.returncode == 0, done.stderr
+    assert "session notes not pushed to origin: origin refused the notes push" in done.stderr
+    assert "not a JSON object" in done.stderr  # the server's reason, shown once
+    assert git(server, "rev-parse", "main").strip() == rev(a)
+    assert git(server, "for-each-ref", "refs/notes").strip() == ""
+
+
+def test_a_refused_push_sends_no_notes(
+    agent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = tmp_path / "plain.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    git(agent, "remote", "add", "origin", str(server))
+    install_hooks(capsys, agent)
+    log = agent / "state" / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:-1]))  # drops a committed line
+    git(agent, "commit", "-q", "--no-verify", "-am", "truncated")
+    add(agent, "HEAD", "claude:s1")
+    done = push(agent, "origin", "HEAD:refs/heads/main")
+    assert done.returncode != 0 and "push refused" in done.stderr
+    assert git(server, "for-each-ref").strip() == ""

@@ -112,5 +112,10 @@ def test_installed_hooks_guard_commits_and_messages(
     server = tmp_path / "server.git"
     git(tmp_path, "init", "-q", "--bare", str(server))
     git(agent, "remote", "add", "origin", str(server))
+    noted = [sys.executable, "-m", "git_gasp", "notes", "add", "HEAD", "--session", "claude:ses_1"]
+    assert _run(noted, agent, env).returncode == 0
     pushed = _run(["git", "push", "-q", "origin", "HEAD:refs/heads/main"], agent, env)
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    # the session notes went with the branch, through the framework's pre-push
+    notes = "refs/notes/agent-sessions"
+    assert git(server, "rev-parse", notes) == git(agent, "rev-parse", notes)
