@@ -32,6 +32,7 @@ from git_gasp.core.fold import Folder
 from git_gasp.core.graph import Graph, graphs_equal
 from git_gasp.core.jsonvalue import Json
 from git_gasp.core.log import describe_error, parse_log
+from git_gasp.core.resume import ResumedRun, resumed_run, resumed_run_seeded
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.lease import DEFAULT_TTL_MS, Lease, now_ms
 from git_gasp.runmarker import OpenRun, find_open_run, read_marker, remove_marker, write_marker
@@ -97,11 +98,11 @@ class Agent:
         self._seen: list[bytes | memoryview] = []  # the log's bytes up to _offset
         self._events: list[Event] = []  # the log's events in order (since the seed)
         self._seed: seeding.Seed | None = None
-        self._open_log()
+        resumed = self._open_log()
         marker = read_marker(root)
-        if self._seed is not None and self._needs_prefix_for_runs(marker):
-            self._full()
-        self.open_run: OpenRun | None = find_open_run(marker, self._ids, self._runs())
+        if self._seed is not None and marker is not None and marker.started_event not in self._ids:
+            self._full()  # the marker's run started before the seed
+        self.open_run: OpenRun | None = find_open_run(marker, self._ids, self._runs(), resumed)
 
     # -- opening and reading --------------------------------------------------
 
@@ -154,7 +155,9 @@ class Agent:
 
     # -- seeding from a snapshot -----------------------------------------------
 
-    def _open_log(self) -> None:
+    def _open_log(self) -> ResumedRun | None:
+        """Fold the log, from a verified snapshot when there is one; the run
+        the log resumes (parsing the snapshot's prefix only as needed)."""
         data = self._read_all()
         common = None
         if os.path.isdir(os.path.join(self.root, "snapshots")):
@@ -168,24 +171,9 @@ class Agent:
             self._offset = seed.offset
             self._seen.append(memoryview(data)[: seed.offset])
             self._sync(data[seed.offset :])
-        else:
-            self._sync(data, verify=(seed, graph, common) if seed and graph else None)
-
-    def _needs_prefix_for_runs(self, marker: OpenRun | None) -> bool:
-        """Whether finding the open run needs events from before the seed."""
-        if marker is not None:
-            return marker.started_event not in self._ids
-        started = {
-            e.payload.get("run_id")
-            for e in self._events
-            if e.kind == "run.started" and isinstance(e.payload, dict)
-        }
-        for node in self._folder.nodes.values():
-            props = node.props
-            if node.kind == "run" and isinstance(props, dict) and props.get("status") == "started":
-                if node.id not in started:
-                    return True
-        return False
+            return resumed_run_seeded(data, seed.offset, self._runs())
+        self._sync(data, verify=(seed, graph, common) if seed and graph else None)
+        return resumed_run(self._runs())
 
     def _full(self) -> None:
         """Load the events before the seed too (rarely needed)."""

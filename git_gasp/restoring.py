@@ -50,6 +50,7 @@ from git_gasp.core.restorereport import (
     parse_manifest,
     set_executor_values,
 )
+from git_gasp.core.resume import resumed_run, resumed_run_seeded
 from git_gasp.core.runlog import RunCommit
 from git_gasp.core.skill import Skill
 from git_gasp.errors import FINDINGS, USAGE, GaspError
@@ -275,7 +276,8 @@ def _fold_from_snapshot(root: str, log: bytes, log_rel: str) -> tuple[FoldInfo, 
     total = seed.events + len(tail.events)
     folder.events = total
     how = "cache" if seed.verified else "integrity record"
-    return FoldInfo(total, None, seed.name, seed.events, how, ()), folder
+    resumed = resumed_run_seeded(log, seed.offset, tail.events)
+    return FoldInfo(total, None, seed.name, seed.events, how, (), resumed), folder
 
 
 def fold_log(
@@ -346,10 +348,12 @@ def fold_log(
         folder = Folder.from_graph(graph)
         folder.apply_all(events[cand.events : limit])
         folder.events = limit
-        return FoldInfo(limit, at, cand.name, cand.events, how, tuple(notes)), folder
+        resumed = resumed_run(events[:limit])
+        return FoldInfo(limit, at, cand.name, cand.events, how, tuple(notes), resumed), folder
     folder = Folder()
     folder.apply_all(events[:limit])
-    return FoldInfo(limit, at, None, 0, None, tuple(notes)), folder
+    resumed = resumed_run(events[:limit])
+    return FoldInfo(limit, at, None, 0, None, tuple(notes), resumed), folder
 
 
 # -- the whole report ---------------------------------------------------------------

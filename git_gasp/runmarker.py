@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from git_gasp.core.event import Event
+from git_gasp.core.resume import RUN_FINISHED, ResumedRun, run_id_of
 from git_gasp.errors import FINDINGS, GaspError
 from git_gasp.store import write_atomically
 
@@ -62,28 +63,20 @@ def remove_marker(root: str) -> None:
 
 
 def find_open_run(
-    marker: OpenRun | None, ids: Mapping[str, str], run_events: Iterable[Event]
+    marker: OpenRun | None,
+    ids: Mapping[str, str],
+    run_events: Iterable[Event],
+    resumed: ResumedRun | None,
 ) -> OpenRun | None:
-    """The open run: the marker's if its run is started and not finished,
-    else the log's last started-and-unfinished run (``resume_open_run``)."""
-    finished: set[str] = set()
-    started: dict[str, str] = {}
-    last: str | None = None
-    for event in run_events:
-        run_id = event.payload.get("run_id") if isinstance(event.payload, dict) else None
-        if not isinstance(run_id, str):
-            continue
-        if event.kind == "run.started":
-            started[run_id] = event.id
-            last = run_id
-        elif event.kind == "run.finished":
-            finished.add(run_id)
-    if marker is not None and marker.started_event in ids and marker.run_id not in finished:
-        return marker
-    if marker is not None and marker.run_id in finished:
-        return marker  # finished but not yet committed: `run close` completes it
-    if last is not None and last not in finished:
-        return OpenRun(last, started[last], None, None)
+    """The open run: the marker's when the log holds its start (or already
+    its finish, which ``run close`` then commits), else the run the log
+    resumes (``resumed``, see :mod:`git_gasp.core.resume`)."""
+    if marker is not None:
+        finished = {run_id_of(e) for e in run_events if e.kind == RUN_FINISHED}
+        if marker.started_event in ids or marker.run_id in finished:
+            return marker  # open, or finished but not committed: `run close` completes it
+    if resumed is not None:
+        return OpenRun(resumed.run_id, resumed.started_event, None, None)
     return None
 
 

@@ -22,6 +22,7 @@ from ruamel.yaml.error import YAMLError
 
 from git_gasp.core.graph import Graph
 from git_gasp.core.manifest import first_fenced_block
+from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
 from git_gasp.core.skill import Skill, SkillError
 from git_gasp.core.skill import _screen as screen_yaml
@@ -184,6 +185,7 @@ class FoldInfo(NamedTuple):
     seeded_events: int  # events the snapshot covered (0 when none)
     verified_by: str | None  # "fold of prefix" or "cache"
     snapshot_notes: tuple[str, ...]  # snapshots not used, and why
+    resumed: ResumedRun | None = None  # the run a runtime opening this log resumes
 
 
 class RestoreInputs(NamedTuple):
@@ -226,13 +228,39 @@ def _open_nodes(graph: Graph, kind: str, closed: Sequence[str]) -> list[dict[str
     return out
 
 
-def _open_runs(graph: Graph) -> list[dict[str, Any]]:
+def _run_task(graph: Graph, run_id: str, default: object = None) -> object:
+    node = graph.nodes.get(run_id)
+    props = node.props if node is not None else None
+    return props.get("task", default) if isinstance(props, dict) else default
+
+
+def _open_runs(graph: Graph, resumed: ResumedRun | None) -> list[dict[str, Any]]:
+    """The open run, as a runtime opening the log resumes it (REFERENCE:
+    at most one), with or without a node: a start whose ops pair was never
+    written has none, and is still the run to close."""
+    if resumed is None:
+        return []
+    node = graph.nodes.get(resumed.run_id)
+    return [
+        {
+            "id": resumed.run_id,
+            "task": _run_task(graph, resumed.run_id, resumed.task),
+            "node": node is not None and node.kind == "run" and not node.tombstoned,
+            "close_with": CLOSE_HINT,
+        }
+    ]
+
+
+def _stale_runs(graph: Graph, resumed: ResumedRun | None) -> list[dict[str, Any]]:
+    """Run nodes still ``started`` that no runtime resumes: a later run
+    started after them, or their finish was written without its ops pair."""
     out = []
     for node_id in sorted(graph.nodes):
         node = graph.nodes[node_id]
+        if resumed is not None and node_id == resumed.run_id:
+            continue
         if node.kind == "run" and not node.tombstoned and _status(node.props) == "started":
-            task = node.props.get("task") if isinstance(node.props, dict) else None
-            out.append({"id": node_id, "task": task, "close_with": CLOSE_HINT})
+            out.append({"id": node_id, "task": _run_task(graph, node_id)})
     return out
 
 
@@ -326,7 +354,8 @@ def build_report(inputs: RestoreInputs) -> dict[str, Any]:
         },
         "open_goals": _open_nodes(graph, "goal", CLOSED_GOAL),
         "open_tasks": _open_nodes(graph, "task", CLOSED_TASK),
-        "open_runs": _open_runs(graph),
+        "open_runs": _open_runs(graph, inputs.fold.resumed),
+        "stale_runs": _stale_runs(graph, inputs.fold.resumed),
         "last_run": (
             {"run_id": run.run_id, "outcome": run.outcome, "commit": run.commit, "goal": run.goal}
             if run
@@ -377,10 +406,22 @@ def report_text(report: Mapping[str, Any]) -> str:
         f"version {graph['version']}",
         f"{'open goals:':<17}"
         + (", ".join(f"{g['id']} ({g['status']})" for g in report["open_goals"]) or "none"),
-        f"{'open runs:':<17}" + (", ".join(r["id"] for r in report["open_runs"]) or "none"),
+        f"{'open runs:':<17}"
+        + (
+            ", ".join(
+                r["id"] + ("" if r["node"] else " (no run node: its start has no ops pair)")
+                for r in report["open_runs"]
+            )
+            or "none"
+        ),
     ]
     if report["open_runs"]:
         lines.append(f"{'':<17}close with: {CLOSE_HINT}")
+    if report["stale_runs"]:
+        lines.append(
+            f"{'stale runs:':<17}{', '.join(r['id'] for r in report['stale_runs'])}"
+            " (marked started, but no runtime resumes them)"
+        )
     run = report["last_run"]
     lines.append(
         f"{'last run:':<17}"
@@ -440,6 +481,8 @@ def context_markdown(
         out.append("none")
     for run in report["open_runs"]:
         out.append(f"- open run `{run['id']}`: {run['task'] or ''} — close with: {CLOSE_HINT}")
+    for run in report["stale_runs"]:
+        out.append(f"- stale run `{run['id']}` (started, never resumed): {run['task'] or ''}")
     out += ["", "## Recent runs", ""]
     for commit in runs:
         out.append(
