@@ -185,8 +185,7 @@ def pre_push(
     _done([j for _, j in found], "push refused")
     from git_gasp import notehooks
 
-    pushed = [ref for local, _, ref in targets if local not in ZERO]
-    notehooks.pre_push(repo, remote, [r for r in pushed if not r.startswith("refs/notes/")], out)
+    notehooks.pre_push(repo, remote, [ref for local, _, ref in targets if local not in ZERO], out)
 
 
 # -- the server: pre-receive and post-receive ---------------------------------------

@@ -8,7 +8,7 @@ cover the rest:
   the new commit's note becomes the union of its own and the old commits'
   notes. When git already copied them this changes nothing (and it repairs a
   note git concatenated with the default ``rewriteMode``).
-* ``pre-push``: the session notes go to the remote in the same push as the
+* ``pre-push``: the session notes go to the remote just before the
   branches they annotate (a notes push of their own, ``--no-verify``, never
   forced), so they do not arrive later than their commits. Nothing happens
   unless there is a local notes ref the remote's tracking ref does not
@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+import shlex
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple, TextIO
 
 from git_gasp import gitrepo, notesync, sessionnotes
 from git_gasp.core.notes import NoteRecord, format_note, merge_notes
 from git_gasp.core.trailers import Trailer, sessions_of
+from git_gasp.errors import GaspError
 
 NOTES_REF = sessionnotes.NOTES_REF
 _OID = r"(?:[0-9a-f]{40}|[0-9a-f]{64})"
@@ -167,32 +169,52 @@ def _post_commit(repo: str, err: TextIO) -> None:
     sessionnotes.update_notes(repo, {head: extra}, message, lambda w: _warn(err, w))
 
 
-def pre_push(repo: str, remote: str | None, refs: Sequence[str], err: TextIO) -> None:
-    """Push the session notes to ``remote`` along with ``refs`` (the refs the
-    push updates, deletions and notes refs left out). Called once the push
-    has passed validation; a failure is a warning and the push goes on."""
-    if not refs or not remote:
-        return
+def _say(err: TextIO, line: str) -> None:
+    """One line on stderr; a closed or full stderr must not fail the push."""
     try:
-        _pre_push(repo, remote, err)
+        err.write(line + "\n")
+        err.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def pre_push(repo: str, remote: str | None, refs: Sequence[str], err: TextIO) -> None:
+    """Push the session notes to ``remote`` just before ``refs`` (the refs the
+    push updates; deletions left out). Called once the push has passed
+    validation; a failure is one warning line and the push goes on. A push
+    that names the notes ref itself (or only notes refs) is left to git."""
+    if not remote or not refs or NOTES_REF in refs:
+        return
+    if all(ref.startswith("refs/notes/") for ref in refs):
+        return
+    remote_lines: list[str] = []
+    try:
+        line = _pre_push(repo, remote, remote_lines.append)
     except Exception as exc:  # never fail the user's push over its notes
         why = exc.reason() if isinstance(exc, gitrepo.GitError) else str(exc)
-        later = f"they stay local until: git gasp notes sync {remote}"
-        _warn(err, f"session notes not pushed to {remote}: {why}; {later}")
+        hint = f"they stay local until: git gasp notes sync {shlex.quote(remote)}"
+        if isinstance(exc, GaspError) and exc.hint and "gasp.pushNotes" in exc.hint:
+            hint = exc.hint
+        line = f"gasp: warning: session notes not pushed to {remote}: {why}; {hint}"
+    for said in remote_lines:
+        if said.startswith("remote:"):  # a server's reason for refusing them
+            _say(err, said)
+    if line:
+        _say(err, line)
 
 
-def _pre_push(repo: str, remote: str, err: TextIO) -> None:
+def _pre_push(repo: str, remote: str, say: Callable[[str], None]) -> str | None:
     if "\n" in remote:
-        return
-    local, tracking = gitrepo.object_info(repo, [NOTES_REF, notesync.tracking_ref(remote)])
+        return None
+    specs = [NOTES_REF, notesync.tracking_ref(remote)]
+    local, tracking = gitrepo.object_info(repo, specs)
     if local is None or (tracking is not None and tracking.oid == local.oid):
-        return  # no notes, or the remote already has these
+        return None  # no notes, or the remote already has these
     if gitrepo.config_value(repo, f"remote.{remote}.url") is None:
-        return  # a push to a URL: no tracking ref to merge through
+        return None  # a push to a URL: no tracking ref to merge through
     if gitrepo.config_value(repo, "gasp.pushNotes", "bool") == "false":
-        return
-    done = notesync.sync(repo, remote, retries=2, say=lambda line: _warn(err, line), verify=False)
-    if done.pushed:
-        tip = (done.tip or "")[:12]
-        err.write(f"gasp: session notes pushed to {remote} ({tip}, merge: {done.merge})\n")
-        err.flush()
+        return None
+    done = notesync.sync(repo, remote, retries=2, say=say, verify=False)
+    if not done.pushed:
+        return None
+    return f"gasp: session notes pushed to {remote} ({(done.tip or '')[:12]}, merge: {done.merge})"

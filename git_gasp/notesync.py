@@ -78,6 +78,8 @@ def setup(repo: str, remote: str | None = None) -> list[Setting]:
 
 
 Outcome = Literal["ok", "retry", "declined", "failed"]
+# a server's refusals that another try cannot change
+_REFUSED = ("hook declined", "hidden ref", "prohibited", "not allowed", "denied")
 _RETRY = (
     "[rejected]",
     "[remote rejected]",
@@ -92,11 +94,12 @@ _RETRY = (
 def push_outcome(code: int, text: str) -> Outcome:
     """What a ``git push`` of the notes ref came to: ``ok``; ``retry`` when
     someone else moved the ref first (``[rejected]``, ``[remote rejected]``,
-    ``fetch first``, non-fast-forward, a lost ref lock); ``declined`` when a
-    server hook refused it (retrying cannot help); ``failed`` otherwise."""
+    ``fetch first``, non-fast-forward, a lost ref lock); ``declined`` when the
+    server refused it (a hook, a hidden or denied ref: retrying cannot help);
+    ``failed`` otherwise."""
     if code == 0:
         return "ok"
-    if "hook declined" in text:
+    if any(marker in text for marker in _REFUSED):
         return "declined"
     if any(marker in text for marker in _RETRY):
         return "retry"
@@ -112,20 +115,44 @@ class Synced(NamedTuple):
     tip: str | None  # the local notes tip afterwards
 
 
+def _urls(repo: str, remote: str, *flags: str) -> list[str]:
+    got = gitrepo.attempt(repo, ["remote", "get-url", *flags, remote])
+    return got.out.decode("utf-8", "surrogateescape").splitlines() if got.code == 0 else []
+
+
+def _fetch_source(repo: str, remote: str) -> str:
+    """Where the notes are fetched from: ``remote``, or the one URL it pushes
+    to when that is another (``pushurl``, ``pushInsteadOf``): the merge has
+    to be with what the push will meet."""
+    pushes = _urls(repo, remote, "--push", "--all")
+    if len(pushes) == 1 and pushes != _urls(repo, remote):
+        return pushes[0]
+    return remote
+
+
 def _fetch(repo: str, remote: str) -> str | None:
     tracking = tracking_ref(remote)
     args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"]
-    got = gitrepo.attempt(repo, [*args, remote, fetch_refspec(remote)])
+    got = gitrepo.attempt(repo, [*args, _fetch_source(repo, remote), fetch_refspec(remote)])
     if got.code != 0:
         err = got.err.decode("utf-8", "replace").strip()
         if "couldn't find remote ref" in err:
             gitrepo.attempt(repo, ["update-ref", "-d", tracking])
             return None
         raise GaspError(
-            f"cannot fetch notes from {remote}: {(err.splitlines() or ['git fetch failed'])[-1]}",
+            f"cannot fetch notes from {remote}: {gitrepo.GitError(err).reason()}",
             f"check the remote: git ls-remote {remote}",
         )
     return gitrepo.resolve(repo, tracking)
+
+
+def _merging(repo: str) -> bool:
+    """A ``git notes merge`` of the session notes is waiting to be finished."""
+    (partial,) = gitrepo.object_info(repo, ["NOTES_MERGE_PARTIAL"])
+    if partial is None:
+        return False
+    got = gitrepo.attempt(repo, ["symbolic-ref", "-q", "NOTES_MERGE_REF"])
+    return got.code != 0 or got.out.decode().strip() == NOTES_REF
 
 
 def _merge(repo: str, remote: str, fetched: str | None) -> str:
@@ -140,6 +167,7 @@ def _merge(repo: str, remote: str, fetched: str | None) -> str:
     if local == fetched:
         return "up-to-date"
     args = ["notes", "--ref", NOTES_REF, "merge", "-q", "-s", "cat_sort_uniq", tracking_ref(remote)]
+    require_identity(repo)  # a merge may make a notes commit
     try:
         gitrepo.run(repo, args)
     except gitrepo.GitError as exc:
@@ -166,7 +194,11 @@ def sync(
     remote has it. ``verify`` False pushes with ``--no-verify`` (from inside
     a pre-push hook, which must not run itself again)."""
     _check_remote(repo, remote)
-    require_identity(repo)
+    if _merging(repo):
+        raise GaspError(
+            f"a notes merge into {NOTES_REF} is in progress",
+            "finish it first: git notes --ref agent-sessions merge --commit (or --abort)",
+        )
     push = ["push", "--quiet", *([] if verify else ["--no-verify"])]
     push += [remote, f"{NOTES_REF}:{NOTES_REF}"]
     attempts = 0
@@ -191,7 +223,8 @@ def sync(
                     say(line)
             raise GaspError(
                 f"{remote} refused the notes push: {reason}",
-                "see the remote's messages above; fix the notes it names",
+                "see the remote's messages above; fix the notes it names, or stop the "
+                "pre-push hook sending them: git config gasp.pushNotes false",
                 FINDINGS,
             )
         if outcome == "failed":

@@ -780,8 +780,106 @@ def test_pre_push_leaves_notes_alone_when_told_or_refused(
     done = push(a, "origin", "main")
     assert done.returncode == 0, done.stderr
     assert "gasp: warning: session notes not pushed to origin: bad boolean" in done.stderr
-    assert "git gasp notes sync origin" in done.stderr
+    assert "fix it with: git config gasp.pushNotes <bool>" in done.stderr
     assert git(server, "rev-parse", "main").strip() == rev(a)
+
+
+def test_pre_push_leaves_an_explicit_notes_push_to_git(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, a, _ = clones(tmp_path)
+    install_hooks(capsys, a)
+    add(a, "HEAD", "claude:s1")
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    done = push(a, "origin", "main", REF)  # git's own push of the ref must not race ours
+    assert done.returncode == 0, done.stderr
+    assert "gasp: session notes" not in done.stderr
+    assert git(server, "rev-parse", REF).strip() == rev(a, REF)
+    add(a, "HEAD", "claude:s2")
+    done = push(a, "--mirror", "origin")
+    assert done.returncode == 0, done.stderr
+    assert git(server, "rev-parse", REF).strip() == rev(a, REF)
+
+
+def test_pre_push_survives_a_stderr_it_cannot_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, a, _ = clones(tmp_path)
+    install_hooks(capsys, a)
+    add(a, "HEAD", "claude:s1")
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(["git", "-C", str(a), "push", "origin", "main"], stderr=full)
+    assert done.returncode == 0
+    assert git(server, "rev-parse", "main").strip() == rev(a)
+    assert git(server, "rev-parse", REF).strip() == rev(a, REF)
+
+
+def test_pre_push_waits_for_a_notes_merge_in_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, a, b = clones(tmp_path)
+    install_hooks(capsys, a)
+    first = rev(a)
+    git(a, "notes", "--ref", REF, "add", "-m", "mine", first)
+    git(b, "notes", "--ref", REF, "add", "-m", "theirs", first)
+    git(b, "push", "-q", "origin", REF)
+    git(a, "fetch", "-q", "origin", f"+{REF}:refs/notes/remotes/origin/agent-sessions")
+    merging = subprocess.run(
+        ["git", "-C", str(a), "notes", "--ref", REF, "merge", "-s", "manual",
+         "refs/notes/remotes/origin/agent-sessions"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert merging.returncode != 0  # a conflict, left for the user to resolve
+    before = rev(a, REF)
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    done = push(a, "origin", "main")
+    assert done.returncode == 0, done.stderr
+    assert "a notes merge into refs/notes/agent-sessions is in progress" in done.stderr
+    assert rev(a, REF) == before  # the user's merge is untouched
+    assert git(server, "rev-parse", REF).strip() == rev(b, REF)
+
+
+def test_notes_are_fetched_from_where_they_are_pushed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, a, _ = clones(tmp_path)
+    other = tmp_path / "other.git"
+    git(tmp_path, "clone", "-q", "--bare", str(server), str(other))
+    c = tmp_path / "c"
+    git(tmp_path, "clone", "-q", str(other), str(c))
+    add(c, "HEAD", "codex:on-other")
+    git(c, "push", "-q", "origin", REF)
+    install_hooks(capsys, a)
+    git(a, "config", "remote.origin.pushurl", str(other))
+    add(a, "HEAD", "claude:mine")
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    done = push(a, "origin", "main")
+    assert done.returncode == 0 and "merge: merged" in done.stderr, done.stderr
+    pushed = git(other, "rev-parse", REF).strip()
+    assert pushed == rev(a, REF)
+    assert {r.session for r in records_of(a, "HEAD~1")} == {"codex:on-other", "claude:mine"}
+
+
+def test_a_server_that_hides_the_notes_ref_is_not_retried(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, a, _ = clones(tmp_path)
+    git(server, "config", "receive.hideRefs", "refs/notes")
+    install_hooks(capsys, a)
+    add(a, "HEAD", "claude:s1")
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    done = push(a, "origin", "main")
+    assert done.returncode == 0, done.stderr
+    warnings = [ln for ln in done.stderr.splitlines() if ln.startswith("gasp:")]
+    assert len(warnings) == 1 and "origin refused the notes push" in warnings[0]
+    assert "git config gasp.pushNotes false" in warnings[0]
+    assert "rejected" not in done.stderr.replace("[remote rejected]", "")
 
 
 # -- the server hook ---------------------------------------------------------------------
