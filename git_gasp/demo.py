@@ -74,6 +74,7 @@ class DemoResult(NamedTuple):
     relation_kinds: dict[str, int]
     patches: dict[str, str]  # patch id -> status
     goals: dict[str, str]  # goal id -> status
+    titles: dict[str, str]  # goal and patch id -> title
     facts: int  # lines in memory/facts.jsonl
     current_facts: tuple[str, ...]  # the latest fact of each chain
     superseded: dict[str, str]  # superseded fact id -> the fact superseding it
@@ -99,6 +100,7 @@ class DemoResult(NamedTuple):
             "relation_kinds": self.relation_kinds,
             "goals": self.goals,
             "patches": self.patches,
+            "titles": self.titles,
             "facts": {
                 "lines": self.facts,
                 "current": list(self.current_facts),
@@ -130,10 +132,9 @@ class DemoResult(NamedTuple):
         )
         out.append(f"  nodes      {self.nodes}: {counts(self.node_kinds)}")
         out.append(f"  relations  {self.relations}: {counts(self.relation_kinds)}")
-        for goal, status in self.goals.items():
-            out.append(f"  goal       {goal} {status}")
-        for patch, status in self.patches.items():
-            out.append(f"  patch      {patch} {status}")
+        for kind, nodes in (("goal", self.goals), ("patch", self.patches)):
+            for node, status in nodes.items():
+                out.append(f'  {kind:<10} "{self.titles.get(node, node)}": {status} ({node})')
         superseded = len(self.superseded)
         out.append(
             f"  facts      {self.facts} in memory/facts.jsonl, {len(self.current_facts)} current"
@@ -153,7 +154,8 @@ class DemoResult(NamedTuple):
         out.append(f"git log (newest first; commits by {self.identity})")
         for c in self.runs:
             if c.run_id:
-                out.append(f"  {c.commit[:12]}  {c.run_id}  goal {c.goal}  outcome {c.outcome}")
+                goal = self.titles.get(c.goal or "", c.goal)
+                out.append(f'  {c.commit[:12]}  {c.run_id}  goal "{goal}"  outcome {c.outcome}')
             else:
                 out.append(f"  {c.commit[:12]}  {c.subject}")
         out.append("")
@@ -278,6 +280,15 @@ def _status_of(graph: Graph, kind: str) -> dict[str, str]:
     return out
 
 
+def _titles(graph: Graph, kinds: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for node in graph.nodes.values():
+        title = node.props.get("title") if isinstance(node.props, dict) else None
+        if node.kind in kinds and isinstance(title, str):
+            out[node.id] = title
+    return out
+
+
 def git_runs(root: str) -> tuple[RunCommit, ...]:
     """``git log`` with each commit's Run-Id, Goal and Outcome trailers."""
     trailers = [f"%(trailers:key={k},valueonly,separator=%x2C)" for k in _TRAILERS]
@@ -321,6 +332,7 @@ def run_demo(directory: str | None = None) -> DemoResult:
         relation_kinds=summary["relation_kinds"],
         patches=_status_of(graph, "patch"),
         goals=_status_of(graph, "goal"),
+        titles=_titles(graph, ("goal", "patch")),
         facts=len(memory.facts),
         current_facts=tuple(f.text for f in current_facts(memory.facts)),
         superseded=superseded,

@@ -43,6 +43,8 @@ def test_demo_records_two_checked_runs(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 0, out
     assert "conformant: all checks passed" in out
     assert str(repo) in out.splitlines()[-2]  # it names the directory it kept
+    assert 'goal       "Make retry reliable": Satisfied (goal_' in out  # titles, not ids only
+    assert 'goal "Cut retry latency"  outcome rejected' in out
 
     # two run commits, each naming its run, goal and outcome in trailers
     graph = fold_repo(str(repo)).result.graph
@@ -106,6 +108,10 @@ def test_demo_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(out)
     assert code == 0 and doc["format"] == "git-gasp.demo/1" and doc["conformant"] is True
     assert sorted(doc["patches"].values()) == ["Promoted", "Rejected"]
+    assert sorted(doc["titles"][p] for p in doc["patches"]) == [
+        "halve the retry backoff",
+        "persist the retry counter",
+    ]
     assert len(doc["facts"]["superseded"]) == 1 and len(doc["facts"]["current"]) == 2
     assert [c["outcome"] for c in doc["commits"]] == ["rejected", "promoted", None]
     assert [c["number"] for c in doc["checks"]] == [1, 2, 3, 4, 5, 6, 7]
