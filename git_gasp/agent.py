@@ -32,7 +32,13 @@ from git_gasp.core.fold import Folder
 from git_gasp.core.graph import Graph, graphs_equal
 from git_gasp.core.jsonvalue import Json
 from git_gasp.core.log import describe_error, parse_log
-from git_gasp.core.resume import ResumedRun, resumed_run, resumed_run_seeded
+from git_gasp.core.resume import (
+    RUN_FINISHED,
+    ResumedRun,
+    resumed_run,
+    resumed_run_seeded,
+    run_id_of,
+)
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.lease import DEFAULT_TTL_MS, Lease, now_ms
 from git_gasp.runmarker import OpenRun, find_open_run, read_marker, remove_marker, write_marker
@@ -571,15 +577,21 @@ class Agent:
         run = self.open_run
         if run is None:
             raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
-        if not any(
-            e.kind == "run.finished"
-            and isinstance(e.payload, dict)
-            and e.payload.get("run_id") == run.run_id
-            for e in self._runs()
-        ):
+        if not self._finished(run):
             exists = run.run_id in self.graph.nodes
             self.record(P.run_finished(run.run_id, outcome, exists))
         return run.run_id
+
+    def _finished(self, run: OpenRun) -> bool:
+        """Whether the log finishes ``run`` after its start (a finish of the
+        same id before a restart does not count)."""
+        after = run.started_event not in self._ids  # started before the seed
+        for event in self._runs():
+            if event.id == run.started_event:
+                after = True
+            elif after and event.kind == RUN_FINISHED and run_id_of(event) == run.run_id:
+                return True
+        return False
 
     def forget_run(self) -> None:
         """Drop the open-run marker and release the lease (after the boundary commit)."""

@@ -73,7 +73,7 @@ def status(repo: str | None, context: str | None, as_json: bool) -> int:
     from git_gasp.cli import agent_root
     from git_gasp.restoring import describe
 
-    restored = describe(agent_root(repo))
+    restored = describe(agent_root(repo), local=True)
     _emit(restored.report, as_json, context, restored.context)
     return OK
 

@@ -50,10 +50,11 @@ from git_gasp.core.restorereport import (
     parse_manifest,
     set_executor_values,
 )
-from git_gasp.core.resume import resumed_run, resumed_run_seeded
+from git_gasp.core.resume import ResumedRun, resumed_run, resumed_run_seeded
 from git_gasp.core.runlog import RunCommit
 from git_gasp.core.skill import Skill
 from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.runmarker import MARKER_PATH, read_marker
 from git_gasp.skills import inside, read_skills
 from git_gasp.worktree import os_error
 
@@ -373,14 +374,31 @@ def _runs(root: str) -> list[RunCommit]:
         return []
 
 
+def _marker_warnings(root: str, resumed: ResumedRun | None) -> list[str]:
+    """A run this clone opened or finished and has not committed (its marker,
+    see :mod:`git_gasp.runmarker`), when the log alone resumes another."""
+    try:
+        marker = read_marker(root)
+    except GaspError as exc:
+        return [exc.message]
+    if marker is None or (resumed is not None and resumed.started_event == marker.started_event):
+        return []
+    return [
+        f"this clone's run marker ({MARKER_PATH}) names {marker.run_id}, not committed yet; "
+        "git gasp run status shows it, git gasp run close completes it"
+    ]
+
+
 def describe(
     root: str,
     url: str | None = None,
     at: str | None = None,
     executor: dict[str, str] | None = None,
     verify_snapshot: bool = False,
+    local: bool = False,
 ) -> Restored:
-    """Read, verify, fold and report the agent repository at ``root``."""
+    """Read, verify, fold and report the agent repository at ``root``;
+    ``local``: a work tree (not a fresh clone), whose run marker is read too."""
     manifest, manifest_bytes = read_manifest(root)
     verified, digest, identity_notes = verify_identity(root, manifest_bytes)
     if not verified:
@@ -392,6 +410,8 @@ def describe(
         )
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
     info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot)
+    if local:
+        warnings = [*warnings, *_marker_warnings(root, info.resumed)]
     changed = rebind_executor(root, dict(executor or {}))
     config = read_config(root)
     skills: list[Skill] = []

@@ -4,6 +4,7 @@ as `git gasp status` and `run status` report it."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from git_gasp.core.restorereport import CLOSE_HINT
 from git_gasp.core.resume import ResumedRun, resumed_run, resumed_run_seeded
 from git_gasp.fixture import write_fixture
 
+from .conftest import git
 from .conftest import run_cli as main
 
 AGENT = Actor("agent", "evolve")
@@ -61,7 +63,7 @@ def _line(e: Event, spelling: str) -> bytes:
 
 
 _step = st.tuples(
-    st.sampled_from(["start", "finish", "other", "mention", "badstart"]),
+    st.sampled_from(["start", "finish", "other", "mention", "badstart", "escapes"]),
     st.sampled_from(["a", "b", "c"]),
     st.sampled_from(["plain", "escaped", "spaced"]),
 )
@@ -80,8 +82,11 @@ def test_a_seeded_prefix_resumes_what_a_full_read_does(
             e = finished(n, run)
         elif what == "badstart":
             e = started(n, None)
-        elif what == "mention":  # the text "run.started" where no kind is
-            e = event(n, "observation.created", {"summary": "run.started", "run_id": run})
+        elif what == "mention":  # the texts "run.started", "run.finished" where no kind is
+            summary = {"summary": "run.started", "title": "run.finished", "run_id": run}
+            e = event(n, "observation.created", summary)
+        elif what == "escapes":  # a \\u escape in a line that is no run event
+            e = event(n, "goal.created", {"id": f"goal_{n}", "title": "bell \x07"})
         else:
             e = event(n, "goal.created", {"id": f"goal_{n}"})
         events.append(e)
@@ -126,7 +131,7 @@ def test_status_and_run_status_agree_on_a_start_without_a_node(
     ]
     code, out, _ = main(capsys, "status", "-C", str(fixture_repo))
     assert code == 0
-    assert "open runs:       run_42 (no run node: its start has no ops pair)" in out
+    assert "open runs:       run_42 (no run node for this start: no ops pair)" in out
     code, out, _ = main(capsys, "run", "status", "-C", str(fixture_repo), "--json")
     assert code == 0 and json.loads(out)["open_run"]["run_id"] == "run_42"
 
@@ -154,6 +159,11 @@ def test_a_superseded_run_is_stale_not_open(
     assert report["stale_runs"] == [{"id": "run_a", "task": "run_a"}]
     code, out, _ = main(capsys, "status", "-C", str(repo))
     assert "stale runs:      run_a (marked started, but no runtime resumes them)" in out
+    hint = out.split("mark one finished with: ")[1].splitlines()[0]
+    ops = shlex.split(hint)[-1].replace('"RUN"', '"run_a"')
+    code, _, err = main(capsys, "record", "ops", "--json-ops", ops, "-C", str(repo))
+    assert code == 0, err
+    assert status_json(capsys, repo)["stale_runs"] == []
     code, out, _ = main(capsys, "run", "status", "-C", str(repo), "--json")
     assert code == 0 and json.loads(out)["open_run"]["run_id"] == "run_b"
 
@@ -178,3 +188,58 @@ def test_an_agent_seeded_past_a_start_without_a_node_still_resumes_it(
         agent.close()
     assert agent._seed is not None and not agent.recent_events()
     assert status_json(capsys, repo)["open_runs"][0]["id"] == "run_x"
+
+
+def test_a_restarted_run_id_is_closed_by_run_close(
+    template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # run_a started, finished, then started again (the reference allows reusing an id)
+    repo = tmp_path / "agent"
+    shutil.copytree(template, repo, symlinks=True)
+    log = repo / "state" / "events.jsonl"
+    done = finished(9003, "run_a")._replace(causation_id="event_9001", correlation_id="run_a")
+    again = started(9005, "run_a", task="again")._replace(correlation_id="run_a")
+    with open(log, "a", encoding="utf-8") as fh:
+        for e in [*_start_with_node(9001, "run_a"), done, again]:
+            fh.write(encode_event(e) + "\n")
+    git(repo, "commit", "-q", "--no-verify", "-am", "a run restarted")
+    assert status_json(capsys, repo)["open_runs"][0]["id"] == "run_a"
+    code, _, err = main(capsys, "run", "close", "--outcome", "done again", "-C", str(repo))
+    assert code == 0, err
+    closing = parse_log(log.read_bytes()).events[-2]
+    assert (closing.kind, closing.payload["run_id"], closing.causation_id) == (
+        "run.finished",
+        "run_a",
+        again.id,
+    )
+    assert status_json(capsys, repo)["open_runs"] == []
+    code, out, _ = main(capsys, "run", "status", "-C", str(repo), "--json")
+    assert code == 0 and json.loads(out)["open_run"] is None
+
+
+def test_status_names_a_run_this_clone_has_not_committed(
+    template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from git_gasp.agent import Agent
+
+    repo = tmp_path / "agent"
+    shutil.copytree(template, repo, symlinks=True)
+    code, _, err = main(capsys, "run", "start", "--task", "t", "-C", str(repo))
+    assert code == 0, err
+    report = status_json(capsys, repo)
+    assert len(report["open_runs"]) == 1 and report["warnings"] == []
+    run_id = report["open_runs"][0]["id"]
+    agent = Agent.open(str(repo))
+    agent.finish_run("done")  # a crash before the boundary commit: the marker stays
+    agent.close()
+    report = status_json(capsys, repo)
+    assert report["open_runs"] == []
+    assert report["warnings"] == [
+        f"this clone's run marker (.agent/RUN) names {run_id}, not committed yet; "
+        "git gasp run status shows it, git gasp run close completes it"
+    ]
+    code, out, _ = main(capsys, "run", "status", "-C", str(repo), "--json")
+    assert json.loads(out)["open_run"]["run_id"] == run_id
+    code, _, err = main(capsys, "run", "close", "--outcome", "done", "-C", str(repo))
+    assert code == 0, err
+    assert status_json(capsys, repo)["warnings"] == []

@@ -34,6 +34,10 @@ SUPPORTED_MAJOR = 1
 CLOSED_GOAL = ("Satisfied", "Abandoned")
 CLOSED_TASK = ("Done", "Abandoned")
 CLOSE_HINT = "git gasp run close --outcome TEXT (or: git gasp run abandon --reason TEXT)"
+STALE_HINT = (
+    "git gasp record ops --json-ops "
+    '\'[{"UpdateNode":{"id":"RUN","props":{"status":"finished","outcome":"abandoned"}}}]\''
+)
 
 
 class ManifestError(ValueError):
@@ -228,10 +232,10 @@ def _open_nodes(graph: Graph, kind: str, closed: Sequence[str]) -> list[dict[str
     return out
 
 
-def _run_task(graph: Graph, run_id: str, default: object = None) -> object:
+def _run_task(graph: Graph, run_id: str) -> object:
     node = graph.nodes.get(run_id)
     props = node.props if node is not None else None
-    return props.get("task", default) if isinstance(props, dict) else default
+    return props.get("task") if isinstance(props, dict) else None
 
 
 def _open_runs(graph: Graph, resumed: ResumedRun | None) -> list[dict[str, Any]]:
@@ -241,11 +245,17 @@ def _open_runs(graph: Graph, resumed: ResumedRun | None) -> list[dict[str, Any]]
     if resumed is None:
         return []
     node = graph.nodes.get(resumed.run_id)
+    started = (
+        node is not None
+        and node.kind == "run"
+        and not node.tombstoned
+        and _status(node.props) == "started"
+    )
     return [
         {
             "id": resumed.run_id,
-            "task": _run_task(graph, resumed.run_id, resumed.task),
-            "node": node is not None and node.kind == "run" and not node.tombstoned,
+            "task": resumed.task if resumed.task is not None else _run_task(graph, resumed.run_id),
+            "node": started,  # a run node, status "started", stands for it
             "close_with": CLOSE_HINT,
         }
     ]
@@ -409,7 +419,7 @@ def report_text(report: Mapping[str, Any]) -> str:
         f"{'open runs:':<17}"
         + (
             ", ".join(
-                r["id"] + ("" if r["node"] else " (no run node: its start has no ops pair)")
+                r["id"] + ("" if r["node"] else " (no run node for this start: no ops pair)")
                 for r in report["open_runs"]
             )
             or "none"
@@ -422,6 +432,7 @@ def report_text(report: Mapping[str, Any]) -> str:
             f"{'stale runs:':<17}{', '.join(r['id'] for r in report['stale_runs'])}"
             " (marked started, but no runtime resumes them)"
         )
+        lines.append(f"{'':<17}mark one finished with: {STALE_HINT}")
     run = report["last_run"]
     lines.append(
         f"{'last run:':<17}"

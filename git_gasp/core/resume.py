@@ -17,7 +17,6 @@ from git_gasp.core.log import parse_log
 
 RUN_STARTED = "run.started"
 RUN_FINISHED = "run.finished"
-_STARTED_TEXT = b'"run.started"'  # in every line that spells the kind plainly
 
 
 class ResumedRun(NamedTuple):
@@ -56,27 +55,71 @@ def resumed_run(events: Iterable[Event], start: ResumedRun | None = None) -> Res
 
 def resumed_run_seeded(data: bytes, offset: int, tail: Sequence[Event]) -> ResumedRun | None:
     """:func:`resumed_run` over the events of ``data[:offset]`` (log bytes a
-    snapshot stands for, not parsed yet) followed by ``tail``, parsing as
-    little of that prefix as the answer needs.
+    snapshot stands for, not parsed yet) followed by ``tail``, parsing only
+    the lines of that prefix that can matter.
 
-    A start in the tail decides it alone. Otherwise the prefix is searched
-    from the end for the last line that is a start, by the text
-    ``"run.started"``; only the lines after it are parsed (so a start spelled
-    with escapes after it still counts). Without one, the whole prefix is.
+    A start in the tail decides it alone. Otherwise the prefix's last start
+    is found from the end, then a finish of it after it. A line can only be a
+    start if it holds the text ``"run.started"`` or a ``\\u`` escape (the one
+    other way to spell that string in JSON), and likewise for a finish; only
+    such lines are parsed.
     """
     if any(e.kind == RUN_STARTED and _started(e) is not None for e in tail):
         return resumed_run(tail)
+    found = _last_start(data, offset)
+    if found is None:
+        return resumed_run(tail)
+    run, after = found
+    if _finished_between(data, run, after, offset):
+        return resumed_run(tail)
+    return resumed_run(tail, run)
+
+
+_STARTED_TEXT = b'"run.started"'
+_FINISHED_TEXT = b'"run.finished"'
+_ESCAPE = b"\\u"
+
+
+def _line_at(data: bytes, at: int, limit: int) -> tuple[int, int]:
+    begin = data.rfind(b"\n", 0, at) + 1
+    stop = data.find(b"\n", at, limit)
+    return begin, limit if stop < 0 else stop + 1
+
+
+def _event_in(data: bytes, begin: int, stop: int) -> Event | None:
+    events = parse_log(data[begin:stop]).events
+    return events[0] if len(events) == 1 else None
+
+
+def _last_start(data: bytes, offset: int) -> tuple[ResumedRun, int] | None:
+    """The last start in ``data[:offset]``, and where its line ends."""
     end = offset
-    while True:
-        at = data.rfind(_STARTED_TEXT, 0, end)
+    while end > 0:
+        plain = data.rfind(_STARTED_TEXT, 0, end)
+        escaped = data.rfind(_ESCAPE, plain + 1 if plain >= 0 else 0, end)
+        at = escaped if escaped >= 0 else plain
         if at < 0:
-            return resumed_run([*parse_log(data[:offset]).events, *tail])
-        begin = data.rfind(b"\n", 0, at) + 1
-        stop = data.find(b"\n", at, offset)
-        stop = offset if stop < 0 else stop + 1
-        events = parse_log(data[begin:stop]).events
-        started = _started(events[0]) if len(events) == 1 else None
+            return None
+        begin, stop = _line_at(data, at, offset)
+        event = _event_in(data, begin, stop)
+        started = _started(event) if event is not None else None
         if started is not None:
-            after = parse_log(data[stop:offset]).events
-            return resumed_run([*after, *tail], started)
+            return started, stop
         end = begin
+    return None
+
+
+def _finished_between(data: bytes, run: ResumedRun, start: int, offset: int) -> bool:
+    """Whether ``data[start:offset]`` holds a finish of ``run``."""
+    pos = start
+    while pos < offset:
+        hits = [data.find(text, pos, offset) for text in (_FINISHED_TEXT, _ESCAPE)]
+        hits = [hit for hit in hits if hit >= 0]
+        if not hits:
+            return False
+        begin, stop = _line_at(data, min(hits), offset)
+        event = _event_in(data, begin, stop)
+        if event is not None and event.kind == RUN_FINISHED and run_id_of(event) == run.run_id:
+            return True
+        pos = stop
+    return False
