@@ -724,6 +724,16 @@ def push(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(repo), "push", *args], capture_output=True, text=True)
 
 
+def noted_commit(capsys: pytest.CaptureFixture[str], repo: Path, session: str = "") -> None:
+    """Install the client hooks in ``repo``, note HEAD (``session``, unless
+    empty), and commit on top: a push then has notes to send."""
+    install_hooks(capsys, repo)
+    if session:
+        add(repo, "HEAD", session)
+    (repo / "x").write_text("x\n")
+    commit_all(repo, "second")
+
+
 def test_pre_push_sends_the_notes_with_the_branch(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -788,10 +798,7 @@ def test_pre_push_leaves_an_explicit_notes_push_to_git(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server, a, _ = clones(tmp_path)
-    install_hooks(capsys, a)
-    add(a, "HEAD", "claude:s1")
-    (a / "x").write_text("x\n")
-    commit_all(a, "second")
+    noted_commit(capsys, a, "claude:s1")
     done = push(a, "origin", "main", REF)  # git's own push of the ref must not race ours
     assert done.returncode == 0, done.stderr
     assert "gasp: session notes" not in done.stderr
@@ -806,10 +813,7 @@ def test_pre_push_survives_a_stderr_it_cannot_write(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server, a, _ = clones(tmp_path)
-    install_hooks(capsys, a)
-    add(a, "HEAD", "claude:s1")
-    (a / "x").write_text("x\n")
-    commit_all(a, "second")
+    noted_commit(capsys, a, "claude:s1")
     with open("/dev/full", "w") as full:
         done = subprocess.run(["git", "-C", str(a), "push", "origin", "main"], stderr=full)
     assert done.returncode == 0
@@ -853,11 +857,8 @@ def test_notes_are_fetched_from_where_they_are_pushed(
     git(tmp_path, "clone", "-q", str(other), str(c))
     add(c, "HEAD", "codex:on-other")
     git(c, "push", "-q", "origin", REF)
-    install_hooks(capsys, a)
     git(a, "config", "remote.origin.pushurl", str(other))
-    add(a, "HEAD", "claude:mine")
-    (a / "x").write_text("x\n")
-    commit_all(a, "second")
+    noted_commit(capsys, a, "claude:mine")
     done = push(a, "origin", "main")
     assert done.returncode == 0 and "merge: merged" in done.stderr, done.stderr
     pushed = git(other, "rev-parse", REF).strip()
@@ -870,10 +871,7 @@ def test_a_server_that_hides_the_notes_ref_is_not_retried(
 ) -> None:
     server, a, _ = clones(tmp_path)
     git(server, "config", "receive.hideRefs", "refs/notes")
-    install_hooks(capsys, a)
-    add(a, "HEAD", "claude:s1")
-    (a / "x").write_text("x\n")
-    commit_all(a, "second")
+    noted_commit(capsys, a, "claude:s1")
     done = push(a, "origin", "main")
     assert done.returncode == 0, done.stderr
     warnings = [ln for ln in done.stderr.splitlines() if ln.startswith("gasp:")]
@@ -925,10 +923,8 @@ def test_pre_push_notes_refused_by_the_server_do_not_stop_the_branch(
 ) -> None:
     server = hooked_server(tmp_path, capsys)
     _, a, _ = clones(tmp_path, server)
-    install_hooks(capsys, a)
     git(a, "notes", "--ref", REF, "add", "-m", SECRET, "HEAD")
-    (a / "x").write_text("x\n")
-    commit_all(a, "second")
+    noted_commit(capsys, a)
     done = push(a, "origin", "main")
     assert done.returncode == 0, done.stderr
     assert "session notes not pushed to origin: origin refused the notes push" in done.stderr
