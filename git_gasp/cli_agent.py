@@ -188,7 +188,10 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
 
     outcome = f"abandoned: {reason}" if reason else "abandoned"
     closed = close_run(_open(repo, worker), outcome)
-    _emit(as_json, closed._asdict(), f"abandoned {closed.run_id}")
+    text = f"abandoned {closed.run_id}: " + (
+        f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
+    )
+    _emit(as_json, closed._asdict(), text)
     return OK
 
 

@@ -134,7 +134,7 @@ def commits_touching(
     return _with_parents(run(path, args))
 
 
-RANGE_HINT = "run it in a git repository (or pass -C PATH) with a range git log accepts"
+RANGE_HINT = "pass a range git log accepts, e.g. main~5..main or a branch name"
 
 
 def _log(path: str, rev_range: str, fmt: Sequence[str]) -> bytes | None:

@@ -46,6 +46,13 @@ def hooks_dir(repo: str) -> str:
     """The hooks directory git uses, refusing ``core.hooksPath`` (it is shared
     or managed by another tool, so writing there is not ours to do)."""
     configured = gitrepo.config_value(repo, "core.hooksPath")
+    if configured == os.devnull:
+        raise GaspError(
+            f"core.hooksPath is {configured}: hooks are turned off in this clone "
+            "(git gasp restore does that, so nothing from the remote runs)",
+            "to run git-gasp's hooks here: git config --unset core.hooksPath, then run this again",
+            USAGE,
+        )
     if configured:
         raise GaspError(
             f"core.hooksPath is set ({configured}); git gasp will not write hooks there",

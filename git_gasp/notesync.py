@@ -193,6 +193,7 @@ def sync(
     becomes the tracking ref's, so the next sync (or pre-push) knows the
     remote has it. ``verify`` False pushes with ``--no-verify`` (from inside
     a pre-push hook, which must not run itself again)."""
+    gitrepo.repo_info(repo)  # outside a repository, say that first
     _check_remote(repo, remote)
     if _merging(repo):
         raise GaspError(

@@ -355,6 +355,8 @@ def _blame(root: str, path: str, line: int | None) -> bytes:
                 None,
                 USAGE,
             ) from None
+        if "not a git repository" in message:
+            raise  # git's own error, with the shell's hint for it
         hint = "name a file committed at HEAD (and a line in it)"
         raise GaspError(message, hint, USAGE) from None
 

@@ -54,7 +54,7 @@ def handle_errors() -> Iterator[Result]:
         message, hint = exc.message, exc.hint
         if isinstance(exc, GitError):  # git's own stderr: one line, a hint where we know one
             message = exc.reason()
-            if hint is None and "not a git repository" in message:
+            if "not a git repository" in message:  # whatever the command expected
                 hint = "run it inside a git repository, or pass -C PATH"
         output.diag(f"error: {message}")
         if hint:

@@ -194,11 +194,32 @@ def test_git_failures_read_as_one_line_with_a_hint(
     plain.mkdir()
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     monkeypatch.chdir(plain)
-    code, _, err = run(capsys, "hooks", "install")
-    assert code == 2 and err.splitlines() == [
-        "error: not a git repository (or any of the parent directories): .git",
-        "hint: run it inside a git repository, or pass -C PATH",
-    ]
+    for argv in (["hooks", "install"], ["who", "foo:1"], ["notes", "sync"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and err.splitlines() == [
+            "error: not a git repository (or any of the parent directories): .git",
+            "hint: run it inside a git repository, or pass -C PATH",
+        ], argv
     code, _, err = run(capsys, "restore", f"file://{tmp_path}/nowhere", str(tmp_path / "x"))
     assert code == 2 and len(err.splitlines()) == 2 and "fatal" not in err, err
     assert err.startswith("error: clone failed: ") and "hint: check the URL" in err
+
+
+def test_a_bad_range_and_a_restored_clone_get_hints_that_work(
+    template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agent"
+    shutil.copytree(template, repo, symlinks=True)
+    code, _, err = run(capsys, "runs", "nope..HEAD", "-C", str(repo))
+    assert code == 2 and err.splitlines() == [
+        "error: bad revision 'nope..HEAD'",
+        "hint: pass a range git log accepts, e.g. main~5..main or a branch name",
+    ]
+    git(repo, "config", "core.hooksPath", "/dev/null")  # as git gasp restore leaves a clone
+    code, _, err = run(capsys, "hooks", "install", "-C", str(repo))
+    assert code == 2 and "hooks are turned off in this clone" in err
+    hint = err.split("hint: to run git-gasp's hooks here: ")[1].split(", then")[0]
+    assert hint == "git config --unset core.hooksPath"
+    git(repo, *hint.split()[1:])
+    code, _, err = run(capsys, "hooks", "install", "-C", str(repo))
+    assert code == 0, err

@@ -445,10 +445,14 @@ def test_the_fixtures_open_run_can_be_closed(
 ) -> None:
     """run_42 of the canonical fixture was started without a run node: closing
     it creates the node instead of updating a missing one."""
-    code, _, err = main(
+    code, out, err = main(
         capsys, "run", "abandon", "--reason", "fixture", "-C", str(fixture_repo), "--worker", "w"
     )
     assert code == 0, err
+    head = subprocess.run(
+        ["git", "-C", str(fixture_repo), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout
+    assert out.strip() == f"abandoned run_42: commit {head[:12]}"  # as close says it
     conformant(fixture_repo)
     code, out, _ = main(capsys, "run", "status", "-C", str(fixture_repo), "--json")
     assert json.loads(out)["open_run"] is None
