@@ -443,11 +443,17 @@ def _lines_not_in(after: bytes, before: bytes) -> bytes:
 
 def _notes_findings(repo: str, update: Update) -> list[Judged]:
     """New notes under refs/notes/agent-sessions hold references and digests only."""
-    from git_gasp.core.notes import check_note
-
     if update.new in ZERO:
         return []
-    steps = changes.commit_steps(repo, gitrepo.new_commits(repo, update.new))
+    return note_findings(repo, changes.commit_steps(repo, gitrepo.new_commits(repo, update.new)))
+
+
+def note_findings(repo: str, steps: Sequence[Step]) -> list[Judged]:
+    """What the server refuses in notes commits ``steps``: each note a step
+    changes must be named by a commit and carry references and digests only
+    (``git gasp notes sync`` checks its push with this too)."""
+    from git_gasp.core.notes import check_note
+
     specs = [f"{s.name}:{p}" for s in steps for p in sorted(s.paths)]
     info = gitrepo.object_info(repo, specs)
     out: list[Judged] = []

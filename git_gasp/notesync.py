@@ -9,6 +9,7 @@ merges and pushes without force, retrying when another clone pushed first.
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Callable
 from typing import Literal, NamedTuple
@@ -209,6 +210,7 @@ def sync(
         tip = gitrepo.resolve(repo, NOTES_REF)
         if tip is None or tip == fetched:
             return Synced(remote, fetched, merge, False, attempts, tip)
+        tip = _pushable(repo, tip, fetched, say)
         attempts += 1
         got = gitrepo.attempt(repo, push)
         text = (got.out + got.err).decode("utf-8", "replace")
@@ -241,11 +243,46 @@ def sync(
         wait(min(2.0, 0.1 * 2 ** (attempts - 1)) * random.uniform(0.5, 1.5))
 
 
+def _pushable(repo: str, tip: str, fetched: str | None, say: Callable[[str], None]) -> str:
+    """The notes tip to push, checked as the server checks notes commits.
+
+    Notes the server would refuse are refused here, naming them. When only
+    the history since the remote's tip holds such notes (one since removed:
+    the server judges every commit), that history is replaced by one commit
+    of the current notes on top of the remote's, and the local ref moved to
+    it; the commits it replaces were never pushed.
+    """
+    from git_gasp import changes, hooking
+
+    base = (fetched,) if fetched else ()
+    now = hooking.note_findings(repo, changes.commit_steps(repo, [(tip, base)]))
+    if now:
+        finding = now[0].finding
+        named = re.match(r"note for ([0-9a-f]+):", finding.message)
+        n = len(now)
+        raise GaspError(
+            f"{n} note{'s' * (n != 1)} the remote would refuse: {finding.message}",
+            "remove it: git notes --ref agent-sessions remove "
+            f"{named.group(1) if named else '<commit>'}, then sync again ({finding.hint})",
+            FINDINGS,
+        )
+    walk = gitrepo.commit_walk(repo, [tip, *(f"^{c}" for c in base)])
+    if not hooking.note_findings(repo, changes.commit_steps(repo, walk)):
+        return tip
+    require_identity(repo)
+    message = "gasp: session notes, squashed (their history held notes since removed)"
+    args = ["commit-tree", f"{tip}^{{tree}}", *(x for c in base for x in ("-p", c)), "-m", message]
+    squashed = gitrepo.run(repo, args).decode().strip()
+    gitrepo.run(repo, ["update-ref", "-m", message, NOTES_REF, squashed, tip])
+    say(f"notes history since {fetched[:12] if fetched else 'the start'} squashed into one commit")
+    return squashed
+
+
 def _reason(text: str) -> str:
     """The gist of a failed push: ``[rejected] (fetch first)``, else git's last word."""
     lines = [" ".join(ln.split()) for ln in text.splitlines() if ln.strip()]
-    for line in lines:
-        if NOTES_REF in line and "[" in line and "]" in line:
+    for line in lines:  # git's own status line of the ref: "! [rejected] ... (why)"
+        if line.startswith("!") and NOTES_REF in line and "[" in line and "]" in line:
             status = line[line.index("[") : line.index("]") + 1]
             why = line[line.rindex("(") :] if line.endswith(")") and "(" in line else ""
             return f"{status} {why}".strip()
