@@ -283,6 +283,7 @@ class Agent:
             lines = "".join(encode_event(e) + "\n" for e in events).encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise GaspError(f"payload is not JSON: {exc}", "pass only JSON values", USAGE) from None
+        validate.secrets(EVENTS_PATH, lines, f"the {events[0].kind} event" if events else "")
         batch = {e.id for e in events}
         causes = {e.causation_id for e in events} - batch - {None}
         if any(cause not in self._ids for cause in causes):

@@ -6,7 +6,7 @@ import json
 import os
 import tomllib
 
-from git_gasp import store
+from git_gasp import store, validate
 from git_gasp.agent import Agent, new_id
 from git_gasp.core.fold import fold
 from git_gasp.core.log import parse_log
@@ -78,9 +78,11 @@ def add_fact(
                 f"supersede the latest one: git gasp fact supersede {later[-1]} TEXT",
             )
     fact = Fact(new_id("fact"), now_ms(), text, tuple(derived_from), supersedes)
+    line = (fact_line(fact) + "\n").encode("utf-8")
+    validate.secrets(FACTS_PATH, line, "the fact")
     agent.lease.acquire()
     with store.locked(os.path.join(agent.root, FACTS_PATH)) as facts:
-        facts.write((fact_line(fact) + "\n").encode("utf-8"))
+        facts.write(line)
     regenerate_memory(agent.root)
     return fact
 

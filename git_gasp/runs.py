@@ -97,11 +97,30 @@ def boundary_commit(
     commit = ["commit", "-q", "--include" if include else "--only", "-F", "-", "--", *pathspec]
     try:
         gitrepo.run(root, commit, stdin=message.encode())
-    except gitrepo.GitError:
+    except gitrepo.GitError as exc:
         if not _differs_from_head(root, pathspec):
             return None  # nothing to commit
-        raise  # a real failure: a hook refused, no identity, ...
+        raise _refused(exc) from None  # a real failure: a hook refused, no identity, ...
     return gitrepo.run(root, ["rev-parse", "HEAD"]).decode().strip()
+
+
+def _refused(exc: gitrepo.GitError) -> GaspError:
+    """git-gasp's own pre-commit hook refusing the commit, as one line: its
+    first finding and how many more (any other failure as git said it)."""
+    findings = [
+        line.removeprefix("gasp: ")
+        for line in exc.message.splitlines()
+        if line.startswith("gasp: ") and "] " in line and " (hint: " in line
+    ]
+    if not findings:
+        return exc
+    text, _, hint = findings[0].partition(" (hint: ")
+    more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+    return GaspError(
+        f"a hook refused the boundary commit: {text}{more}",
+        f"{hint.removesuffix(')')}; the run stays open: fix that, then close it again",
+        FINDINGS,
+    )
 
 
 def _in_progress(info: gitrepo.RepoInfo) -> bool:

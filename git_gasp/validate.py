@@ -5,6 +5,8 @@ a strict fold of the new ops on the current graph skips nothing (check 2),
 node kinds and relations are declared (check 3), causes point backwards and
 roots have root kinds (check 5), a domain event's pair creates its entity
 exactly once and an ops event never chains to an ops event (check 7).
+No line may carry a credential (the hooks' ``secret`` rule): an append-only
+file can never forget one, so it is refused before it is written.
 A CreateNode for an id that already names a node is refused: re-creating it
 would silently reset the node (its props, flags and artifacts) in every fold.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from git_gasp.core.change import line_secrets
 from git_gasp.core.checks import PAIRED_KINDS, is_allowed_root
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.fold import Folder
@@ -116,3 +119,20 @@ def _needs(node: str, folder: Folder, created: set[str], op: str) -> None:
             f"{op} names node `{node}`, which does not exist (a fold would skip it)",
             did_you_mean(node, folder.nodes) or "record the node first, or check the id",
         )
+
+
+def secrets(rel: str, lines: bytes, what: str) -> None:
+    """Refuse to append ``lines`` to the append-only ``rel`` when one carries a
+    credential (the rule the hooks apply when they are committed): nothing is
+    written, and the error names what held it."""
+    for line in lines.decode("utf-8", "replace").splitlines():
+        found = line_secrets(line)
+        if found:
+            secret = found[0][1]
+            raise GaspError(
+                f"{rel}: {what} not written: it carries what looks like "
+                f"{secret.label} ({secret.preview}) [{secret.rule}]",
+                "an append-only file can never forget a secret: pass the credential by "
+                "name (e.g. $GITHUB_TOKEN), never its value; nothing was written",
+                FINDINGS,
+            )

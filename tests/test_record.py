@@ -741,3 +741,33 @@ def test_every_record_option_has_help() -> None:
         for param in command.params:
             if isinstance(param, click.Option):
                 assert param.help and param.help.strip(), f"record {name} {param.opts}"
+
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def test_a_secret_is_refused_before_it_is_written(
+    agent: Agent, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from git_gasp.projecting import add_fact
+
+    log = log_path(repo).read_bytes()
+    error = refused(repo, lambda: agent.record_observation(None, f"token {TOKEN}"))
+    assert error.exit_code == FINDINGS
+    assert error.message == (
+        "state/events.jsonl: the observation.created event not written: "
+        "it carries what looks like a GitHub token (ghp_…) [github-token]"
+    )
+    assert "nothing was written" in (error.hint or "")
+    assert log_path(repo).read_bytes() == log
+    facts = repo / "memory" / "facts.jsonl"
+    before = facts.read_bytes() if facts.exists() else b""
+    with pytest.raises(GaspError, match=r"memory/facts\.jsonl: the fact not written"):
+        add_fact(agent, "deploy key AKIAABCDEFGHIJKLMNOP", [])
+    assert (facts.read_bytes() if facts.exists() else b"") == before
+    # the command says it in one line, with the hint, exit 1
+    capsys.readouterr()
+    code = main(["record", "goal", "--title", f"use {TOKEN}", "-C", str(repo)])
+    err = capsys.readouterr().err
+    assert code == FINDINGS and err.startswith("error: state/events.jsonl: the goal.created")
+    assert log_path(repo).read_bytes() == log

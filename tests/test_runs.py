@@ -178,6 +178,35 @@ def test_repository_hooks_apply_to_the_boundary_commit(repo: Path) -> None:
     assert (repo / ".git" / "hook-ran").read_text() == "hooked\n"
 
 
+def test_a_hook_refusing_the_boundary_commit_is_one_line_and_the_run_stays_open(
+    repo: Path,
+) -> None:
+    import sys
+
+    from git_gasp.core.event import encode_event
+    from git_gasp.errors import FINDINGS, GaspError
+
+    assert cli.main(["hooks", "install", "--python", sys.executable, "-C", str(repo)]) == 0
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("t")
+    # a runtime writing behind the API's back, which refuses secrets itself
+    started = agent.events()[-2]
+    leaked = started._replace(
+        id="event_leak", kind="observation.created", causation_id=started.id,
+        payload={"id": "observation_x", "title": "ghp_" + "a1" * 18, "metadata": {}},
+    )  # fmt: skip
+    with open(repo / "state" / "events.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(encode_event(leaked) + "\n")
+    with pytest.raises(GaspError) as caught:
+        close_run(Agent.open(str(repo), worker="w"), "done")
+    error = caught.value
+    assert error.exit_code == FINDINGS and "\n" not in error.message
+    assert error.message.startswith("a hook refused the boundary commit: state/events.jsonl:")
+    assert "[github-token]" in error.message
+    assert (error.hint or "").endswith("the run stays open: fix that, then close it again")
+    assert Agent.open(str(repo), worker="w").open_run is not None
+
+
 def test_facts_supersede_and_active_memory_is_deterministic(repo: Path) -> None:
     (repo / "memory" / "facts.jsonl").write_text("legacy: an old note\n")
     git(repo, "commit", "-qam", "legacy fact")

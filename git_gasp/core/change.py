@@ -250,19 +250,14 @@ def check_lines(
                 )
             )
             continue
-        secrets = [(f"column {f.column}", f) for f in find_secrets(text)]
-        if not secrets and ("\\u" in text or "\\/" in text):
-            # JSON escapes (\uXXXX, \/) can spell a secret the raw line hides
-            secrets = [("in a JSON string", f) for f in _escaped_secrets(text)]
-        for where_, secret in secrets:
+        for where_, secret in line_secrets(text):
             out.append(
                 Finding(
                     path,
                     n,
                     "secret",
                     f"{where_}: looks like {secret.label} ({secret.preview}) [{secret.rule}]",
-                    "an append-only log can never forget a secret: remove it from the "
-                    "staged lines, rotate the credential, and reference secrets by name",
+                    SECRET_HINT,
                 )
             )
         if i == last and jsonl:
@@ -276,6 +271,22 @@ def check_lines(
                 )
             )
     return out
+
+
+SECRET_HINT = (
+    "an append-only log can never forget a secret: remove it from the staged lines, "
+    "rotate the credential, and reference secrets by name"
+)
+
+
+def line_secrets(text: str) -> list[tuple[str, SecretFinding]]:
+    """The credentials in one line of an append-only file, each with where it
+    is: a column, or "in a JSON string" when JSON escapes spell it."""
+    secrets = [(f"column {f.column}", f) for f in find_secrets(text)]
+    if not secrets and ("\\u" in text or "\\/" in text):
+        # JSON escapes (\uXXXX, \/) can spell a secret the raw line hides
+        secrets = [("in a JSON string", f) for f in _escaped_secrets(text)]
+    return secrets
 
 
 def _escaped_secrets(text: str) -> list[SecretFinding]:
