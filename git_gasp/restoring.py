@@ -53,6 +53,7 @@ from git_gasp.core.restorereport import (
 from git_gasp.core.resume import ResumedRun, resumed_run, resumed_run_seeded
 from git_gasp.core.runlog import RunCommit
 from git_gasp.core.skill import Skill
+from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.runmarker import MARKER_PATH, read_marker
 from git_gasp.skills import inside, read_skills
@@ -319,7 +320,10 @@ def fold_log(
         ends = [i for i, e in enumerate(events) if e.id == at]
         if not ends:
             raise GaspError(
-                f"unknown event id: {at}", f"--at takes the `id` of an event in {log_rel}", USAGE
+                f"unknown event id: {at}",
+                did_you_mean(at, [e.id for e in events])
+                or f"--at takes the `id` of an event in {log_rel}",
+                USAGE,
             )
         limit = ends[0] + 1
     candidates, notes = _snapshots(root, log, events, limit)

@@ -139,6 +139,8 @@ def test_restore_at_an_unknown_event_is_a_usage_error(
 ) -> None:
     code, _, err = main(capsys, "restore", url(source), str(tmp_path / "r"), "--at", "event_99")
     assert code == 2 and "unknown event id: event_99" in err
+    code, _, err = main(capsys, "restore", url(source), str(tmp_path / "s"), "--at", "evnt_05")
+    assert code == 2 and "hint: did you mean event_05 or" in err, err
 
 
 def test_restore_into_a_non_empty_directory_is_refused(
