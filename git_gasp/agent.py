@@ -554,6 +554,14 @@ class Agent:
     def start_run(self, task: str, goal: str | None = None, run_id: str | None = None) -> str:
         """``run.started`` (a root) + CreateNode run; opens the run and keeps the lease."""
         self.lease.acquire()  # another worker is told who holds the lease, first
+        try:
+            return self._start_run(task, goal, run_id)
+        except BaseException:
+            if self.open_run is None:
+                self.lease.release()  # refused: no run holds it
+            raise
+
+    def _start_run(self, task: str, goal: str | None, run_id: str | None) -> str:
         if self.open_run is not None:
             raise validate.RefusedError(
                 f"run {self.open_run.run_id} is already open; finish it before starting another",

@@ -193,12 +193,14 @@ def pre_push(repo: str, remote: str | None, refs: Sequence[str], err: TextIO) ->
     except Exception as exc:  # never fail the user's push over its notes
         why = exc.reason() if isinstance(exc, gitrepo.GitError) else str(exc)
         hint = f"they stay local until: git gasp notes sync {shlex.quote(remote)}"
-        if isinstance(exc, GaspError) and exc.hint and "gasp.pushNotes" in exc.hint:
+        if isinstance(exc, GaspError) and exc.hint:
             hint = exc.hint
         line = f"gasp: warning: session notes not pushed to {remote}: {why}; {hint}"
     for said in remote_lines:
         if said.startswith("remote:"):  # a server's reason for refusing them
             _say(err, said)
+        elif said.startswith("notes history"):  # what sync did to the local notes
+            _say(err, f"gasp: {said}")
     if line:
         _say(err, line)
 

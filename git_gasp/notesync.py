@@ -11,10 +11,11 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
 from git_gasp import gitrepo
+from git_gasp.changes import Judged
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.sessionnotes import NOTES_REF, require_identity
 
@@ -246,27 +247,25 @@ def sync(
 def _pushable(repo: str, tip: str, fetched: str | None, say: Callable[[str], None]) -> str:
     """The notes tip to push, checked as the server checks notes commits.
 
-    Notes the server would refuse are refused here, naming them. When only
-    the history since the remote's tip holds such notes (one since removed:
-    the server judges every commit), that history is replaced by one commit
-    of the current notes on top of the remote's, and the local ref moved to
-    it; the commits it replaces were never pushed.
+    Notes the server would refuse are refused here, each named with the
+    command that undoes the local change to it. When only the history since
+    the remote's tip holds such notes (one since removed: the server judges
+    every commit), that history is replaced by one commit of the current
+    notes on top of the remote's, and the local ref moved to it; the commits
+    it replaces are not on this remote (nor on any other this clone tracks).
     """
     from git_gasp import changes, hooking
 
     base = (fetched,) if fetched else ()
-    now = hooking.note_findings(repo, changes.commit_steps(repo, [(tip, base)]))
+    if fetched:
+        (step,) = changes.commit_steps(repo, [(tip, base)])
+    else:  # the remote has no notes: every note of the tip is new to it
+        paths = frozenset(name for name, _ in gitrepo.tree_files(repo, tip, []))
+        step = changes.Step(tip, (), paths)
+    now = hooking.note_findings(repo, [step])
     if now:
-        finding = now[0].finding
-        named = re.match(r"note for ([0-9a-f]+):", finding.message)
-        n = len(now)
-        raise GaspError(
-            f"{n} note{'s' * (n != 1)} the remote would refuse: {finding.message}",
-            "remove it: git notes --ref agent-sessions remove "
-            f"{named.group(1) if named else '<commit>'}, then sync again ({finding.hint})",
-            FINDINGS,
-        )
-    walk = gitrepo.commit_walk(repo, [tip, *(f"^{c}" for c in base)])
+        raise _refused_notes(repo, now, step.paths, fetched)
+    walk = gitrepo.commit_walk(repo, [tip, *(f"^{c}" for c in base), *_other_remotes(repo)])
     if not hooking.note_findings(repo, changes.commit_steps(repo, walk)):
         return tip
     require_identity(repo)
@@ -276,6 +275,45 @@ def _pushable(repo: str, tip: str, fetched: str | None, say: Callable[[str], Non
     gitrepo.run(repo, ["update-ref", "-m", message, NOTES_REF, squashed, tip])
     say(f"notes history since {fetched[:12] if fetched else 'the start'} squashed into one commit")
     return squashed
+
+
+def _other_remotes(repo: str) -> list[str]:
+    """``--not`` and the notes tips of every remote this clone tracks: their
+    history is never squashed."""
+    got = gitrepo.attempt(repo, ["for-each-ref", "--format=%(objectname)", "refs/notes/remotes/"])
+    tips = got.out.decode().split() if got.code == 0 else []
+    return ["--not", *tips] if tips else []
+
+
+_NOTE_FOR = re.compile(r"note for ([0-9a-f]+):")
+
+
+def _refused_notes(
+    repo: str, found: Sequence[Judged], paths: frozenset[str], fetched: str | None
+) -> GaspError:
+    """The refusal of notes the remote would refuse: how many, the first
+    problem, and how to undo the local change to that note (the remote's own
+    version restored, or the note removed when the remote has none)."""
+    finding = found[0].finding
+    named = _NOTE_FOR.match(finding.message)
+    notes = {m.group(1) for j in found if (m := _NOTE_FOR.match(j.finding.message))}
+    n = max(len(notes), 1)
+    what = f"{n} note{'s' * (n != 1)} the remote would refuse: {finding.message}"
+    names = sorted(p.replace("/", "") for p in paths)
+    full = next((x for x in names if named and x.startswith(named.group(1))), None)
+    if full is None:
+        return GaspError(what, finding.hint, FINDINGS)
+    theirs = None
+    if fetched:
+        path = next(p for p in paths if p.replace("/", "") == full)
+        (theirs,) = gitrepo.object_info(repo, [f"{fetched}:{path}"])
+    undo = (
+        f"git notes --ref agent-sessions add -f -C {theirs.oid} {full}"
+        " (the remote's version back; your additions to it are dropped)"
+        if theirs is not None
+        else f"git notes --ref agent-sessions remove {full}"
+    )
+    return GaspError(what, f"undo your change to it: {undo}; then sync again", FINDINGS)
 
 
 def _reason(text: str) -> str:

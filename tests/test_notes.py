@@ -919,9 +919,11 @@ def test_pre_receive_judges_notes_pushes(
     assert git(server, "rev-parse", REF).strip() == good
     # its hint, followed, clears the way: the server judges every notes commit,
     # so the history that held the note is squashed before the push
-    removal = err.split("hint: remove it: ")[1].split(", then")[0]
-    assert removal.startswith("git notes --ref agent-sessions remove ")
-    git(a, *removal.split()[1:])
+    undo = err.split("hint: undo your change to it: ")[1].split(" (the remote's version")[0]
+    assert undo.startswith("git notes --ref agent-sessions add -f -C ")
+    assert undo.endswith(" " + rev(a))  # the full id of the commit the note is on
+    git(a, *undo.split()[1:])
+    assert note_of(a) == git(server, "notes", "--ref", REF, "show", "HEAD").encode()
     code, out, err = main(capsys, "notes", "sync", "-C", str(a))
     assert code == 0, err
     assert "squashed into one commit" in err + out
@@ -976,3 +978,23 @@ def test_a_server_hook_that_declines_notes_is_quoted_not_retried(
     assert f"error: origin refused the notes push: {why}" in err
     assert "remote: notes are kept elsewhere (see CONTRIBUTING)" in err
     assert "git config gasp.pushNotes false" in err
+
+
+def test_a_refused_note_is_named_when_the_remote_has_no_notes_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, a, _ = clones(tmp_path)  # a server without the hook keeps what it gets
+    first = rev(a)
+    git(a, "notes", "--ref", REF, "add", "-m", SECRET, first)
+    (a / "x").write_text("x\n")
+    commit_all(a, "second")
+    add(a, "HEAD", "claude:s1")
+    code, out, err = main(capsys, "notes", "sync", "-C", str(a))
+    assert code == 1 and "1 note the remote would refuse: note for " in err, err
+    assert "squashed" not in out + err
+    assert f"hint: undo your change to it: git notes --ref agent-sessions remove {first}" in err
+    assert git(server, "for-each-ref", "refs/notes").strip() == ""
+    git(a, "notes", "--ref", REF, "remove", first)
+    code, out, err = main(capsys, "notes", "sync", "-C", str(a))
+    assert code == 0, err
+    assert SECRET not in git(server, "log", "-p", REF)

@@ -771,3 +771,20 @@ def test_a_secret_is_refused_before_it_is_written(
     err = capsys.readouterr().err
     assert code == FINDINGS and err.startswith("error: state/events.jsonl: the goal.created")
     assert log_path(repo).read_bytes() == log
+
+
+def test_escaped_white_space_does_not_hide_a_secret(agent: Agent, repo: Path) -> None:
+    from git_gasp.projecting import add_fact
+
+    error = refused(repo, lambda: agent.record_observation(None, "rotated; password:\thunter2x9"))
+    assert "[password-assignment]" in error.message
+    with pytest.raises(GaspError, match=r"password-assignment"):
+        add_fact(agent, "db password:\nhunter2x9", [])
+
+
+def test_a_refused_run_start_leaves_no_lease(agent: Agent, repo: Path) -> None:
+    refused(repo, lambda: agent.start_run(f"deploy with {TOKEN}"))
+    assert agent.open_run is None
+    other = Agent.open(str(repo), worker="worker-2")
+    other.start_run("the next worker's run")  # not told the lease is held
+    assert other.open_run is not None

@@ -283,8 +283,9 @@ def line_secrets(text: str) -> list[tuple[str, SecretFinding]]:
     """The credentials in one line of an append-only file, each with where it
     is: a column, or "in a JSON string" when JSON escapes spell it."""
     secrets = [(f"column {f.column}", f) for f in find_secrets(text)]
-    if not secrets and ("\\u" in text or "\\/" in text):
-        # JSON escapes (\uXXXX, \/) can spell a secret the raw line hides
+    if not secrets and "\\" in text:
+        # JSON escapes (\uXXXX, \/, \t, \n, ...) can spell a secret, or hide
+        # the white space in one, that the raw line does not show
         secrets = [("in a JSON string", f) for f in _escaped_secrets(text)]
     return secrets
 

@@ -3,8 +3,9 @@
 One note per commit. A note is a set of records, one per line, written so that git's
 ``cat_sort_uniq`` notes merge (``git notes merge -s cat_sort_uniq``, and
 ``notes.rewriteMode=cat_sort_uniq`` on amend and rebase), which takes the union of the
-lines of both notes, sorted bytewise, without duplicates, merges two valid notes into a
-valid note with no conflict.
+lines of both notes, sorted bytewise, without duplicates, merges two valid notes with no
+conflict, into a valid note unless the union passes the size limits below (then
+``notes sync`` refuses to push it and names the command that restores the remote's note).
 
 The note:
 
