@@ -304,9 +304,10 @@ def _refused_notes(
     if full is None:
         return GaspError(what, finding.hint, FINDINGS)
     theirs = None
-    if fetched:
-        path = next(p for p in paths if p.replace("/", "") == full)
-        (theirs,) = gitrepo.object_info(repo, [f"{fetched}:{path}"])
+    if fetched:  # the remote's note of that commit, whatever its tree's fan-out
+        fanouts = [full, f"{full[:2]}/{full[2:]}", f"{full[:2]}/{full[2:4]}/{full[4:]}"]
+        found_there = gitrepo.object_info(repo, [f"{fetched}:{p}" for p in fanouts])
+        theirs = next((info for info in found_there if info is not None), None)
     undo = (
         f"git notes --ref agent-sessions add -f -C {theirs.oid} {full}"
         " (the remote's version back; your additions to it are dropped)"
