@@ -4,7 +4,8 @@
 * ``commit-msg``: a commit that appends a ``run.finished`` carries exactly one
   ``Run-Id``, ``Goal`` and ``Outcome`` trailer naming that run and its
   outcome; every ``Agent-Session`` value follows the grammar.
-* ``pre-push``: every commit being pushed that the remote does not have.
+* ``pre-push``: every commit being pushed that the remote does not have;
+  then the session notes go along (:func:`git_gasp.notehooks.pre_push`).
 * ``pre-receive`` (a git server): every new commit of every pushed ref, forced
   updates and branch deletions, and updates of ``refs/notes/agent-sessions``.
 * ``post-receive``: records an audited bypass.
@@ -183,7 +184,7 @@ def pre_push(
     for ref, judged in found:
         report([judged], out, ref)
     _done([j for _, j in found], "push refused")
-    from git_gasp import notehooks
+    from git_gasp import notehooks  # notes and their sync: only a push needs them
 
     notehooks.pre_push(repo, remote, [ref for local, _, ref in targets if local not in ZERO], out)
 
