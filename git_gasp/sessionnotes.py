@@ -82,11 +82,25 @@ def read_note(repo: str, commit: str) -> bytes | None:
     return None if blob is None else gitrepo.run(repo, ["cat-file", "blob", blob])
 
 
-def notes_by_commit(repo: str) -> dict[str, bytes]:
-    """Every note: full commit id -> its bytes (one ``git notes list``, one batch read)."""
-    listing = gitrepo.notes_list(repo, NOTES_REF)
-    data = _read_blobs(repo, listing.values())
-    return {commit: data[blob] for commit, blob in listing.items()}
+def notes_by_commit(repo: str, fetched: bool = False) -> dict[str, bytes]:
+    """Every note: full commit id -> its bytes (one ``git notes list``, one batch read).
+
+    ``fetched``: also the notes ``git fetch`` brought into the tracking refs
+    (``refs/notes/remotes/*/agent-sessions``, after ``git gasp notes setup``)
+    and not merged yet, each commit's notes combined as ``cat_sort_uniq`` would.
+    """
+    refs = [NOTES_REF]
+    if fetched:
+        got = gitrepo.attempt(repo, ["for-each-ref", "--format=%(refname)", "refs/notes/remotes/"])
+        names = got.out.decode("utf-8", "surrogateescape").split() if got.code == 0 else []
+        refs += [name for name in names if name.endswith("/agent-sessions")]
+    listings = [gitrepo.notes_list(repo, ref) for ref in refs]
+    data = _read_blobs(repo, {blob for listing in listings for blob in listing.values()})
+    out: dict[str, bytes] = {}
+    for listing in listings:
+        for commit, blob in listing.items():
+            out[commit] = merge_notes(out[commit], data[blob]) if commit in out else data[blob]
+    return out
 
 
 def notes_of(repo: str, commits: Sequence[str]) -> dict[str, bytes]:

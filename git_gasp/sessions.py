@@ -241,7 +241,7 @@ def sessions_lines(found: Sequence[CommitSessions]) -> str:
 def _notes(root: str) -> Mapping[str, bytes]:
     from git_gasp import sessionnotes
 
-    return sessionnotes.notes_by_commit(root)
+    return sessionnotes.notes_by_commit(root, fetched=True)
 
 
 def list_sessions(root: str, rev_range: str = "HEAD") -> list[CommitSessions]:

@@ -998,3 +998,19 @@ def test_a_refused_note_is_named_when_the_remote_has_no_notes_yet(
     code, out, err = main(capsys, "notes", "sync", "-C", str(a))
     assert code == 0, err
     assert SECRET not in git(server, "log", "-p", REF)
+
+
+def test_fetched_notes_are_read_before_they_are_merged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, a, b = clones(tmp_path)
+    first = rev(a)
+    assert main(capsys, "notes", "setup", "-C", str(b))[0] == 0
+    add(a, first, "claude:from-a")
+    add(b, first, "codex:from-b")
+    assert main(capsys, "notes", "sync", "-C", str(a))[0] == 0
+    git(b, "fetch", "-q")  # the refspec notes setup added: into the tracking ref only
+    assert records_of(b, first) == {NoteRecord("codex:from-b", "session")}
+    found = main_json(capsys, "sessions", "-C", str(b))
+    (commit,) = [c for c in found["commits"] if c["commit"] == first]
+    assert set(commit["sessions"]) == {"claude:from-a", "codex:from-b"}
