@@ -83,7 +83,7 @@ MORE_POSITIVES: list[tuple[str, str, str]] = [
     ("github-token", "gh" + "u_" + chars(36), chars(36)),
     ("github-token", "gh" + "r_" + chars(36), chars(36)),
     ("gitlab-token", "gl" + "dt-" + chars(24), chars(24)),
-    ("slack-token", "xo" + "xp-" + chars(30), chars(30)),
+    ("slack-token", "xo" + "xp-" + "1" + chars(29), "1" + chars(29)),
     ("anthropic-api-key", "key: " + ANTHROPIC, ANTHROPIC),
     ("openai-api-key", OPENAI_PROJECT, OPENAI_PROJECT),
     ("openai-api-key", "OPENAI_API_KEY=" + OPENAI, OPENAI),  # one finding, not two
@@ -143,6 +143,7 @@ NEGATIVES: list[str] = [
     # slack-token
     "xo" + "xb-123",
     "xoxo-hugs from the team",
+    "xoxo-party-2024-planning",
     "xo" + "xz-" + chars(20),
     # slack-webhook
     "docs at https://hooks." + "slack.com/",
@@ -224,6 +225,10 @@ NEGATIVES: list[str] = [
     '{"usage":{"input_tokens":123456,"output_tokens":654321}}',
     '{"max_tokens":4096,"access_token_ttl":3600}',
     "if password == 'x': pass",
+    "created k8s secret: app-tls-2024",
+    "private_key=id_ed25519",
+    "private_key: keys/deploy-2024.pem",
+    '{"title":"mounted secret: db-creds-v2 into the pod"}',
 ]
 
 

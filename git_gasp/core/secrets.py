@@ -23,7 +23,7 @@ already reported by an earlier rule is not reported again):
                             alphanumerics; ``github_pat_`` + 82 of [A-Za-z0-9_]
     gitlab-token            ``glpat-`` or ``gldt-`` + 20 or more of [A-Za-z0-9_-]
     slack-token             ``xoxa-``/``xoxb-``/``xoxp-``/``xoxo-``/``xoxs-``/
-                            ``xoxr-`` + 10 or more of [A-Za-z0-9-]
+                            ``xoxr-`` + a digit, then 10 or more of [A-Za-z0-9-]
     slack-webhook           ``https://hooks.slack.com/services/...`` (also
                             ``workflows/``, ``triggers/``)
     anthropic-api-key       ``sk-ant-`` + 32 or more of [A-Za-z0-9_-]
@@ -67,7 +67,11 @@ password, the assigned value):
   ``postgres:postgres@``) or an environment variable's name
   (``"secret": "GITHUB_TOKEN"``);
 * for password-assignment, a path (starting ``/``, ``./``, ``../``, ``~/``), so
-  ``"private_key": "~/.ssh/id_ed25519"`` and ``PWD=/home/me`` pass.
+  ``"private_key": "~/.ssh/id_ed25519"`` and ``PWD=/home/me`` pass, and the name
+  of a thing rather than a value: a lowercase DNS-style name of three or more
+  parts (``secret: app-tls-2024``, a Kubernetes secret's name), an SSH key
+  file's name (``id_ed25519``), or a relative path to a file
+  (``keys/deploy-2024.pem``).
 
 Cost: each rule names trigger substrings that every match contains; a line is
 lowercased once and a rule's regex runs only if one of its triggers is there,
@@ -174,8 +178,8 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "slack-token",
         "a Slack token",
-        _WORD + r"xox[abposr]-(?P<value>[A-Za-z0-9-]{10,})",
-        "A Slack bot, user, app or refresh token (xoxb-, xoxp-, ...).",
+        _WORD + r"xox[abposr]-(?=[0-9])(?P<value>[A-Za-z0-9-]{10,})",
+        "A Slack bot, user, app or refresh token (xoxb-, xoxp-, ...; digits come first).",
         "xox",
     ),
     _rule(
@@ -273,6 +277,15 @@ _WRAPPERS = (("<", ">"), ("{", "}"), ("[", "]"), ("%", "%"))
 _NAME = re.compile(r"[a-z]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
+# for password-assignment: the name of a thing, not a value (see the module doc)
+_THING = re.compile(
+    r"[a-z0-9]+(?:-[a-z0-9]+){2,}"
+    r"|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?"
+    r"|[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{2,5}",
+    re.ASCII,
+)
+
+
 def _is_placeholder(value: str) -> bool:
     """A value that stands for a secret rather than being one (see the module doc)."""
     low = value.lower()
@@ -309,6 +322,8 @@ def find_secrets(line: str) -> list[SecretFinding]:
             continue
         for m in rule.pattern.finditer(line):
             if "value" in m.re.groupindex and _is_placeholder(m["value"]):
+                continue
+            if rule.rule == "password-assignment" and _THING.fullmatch(m["value"]):
                 continue
             start, end = m.span()
             if any(start < e and s < end for s, e, _ in found):
