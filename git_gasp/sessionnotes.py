@@ -85,21 +85,49 @@ def read_note(repo: str, commit: str) -> bytes | None:
 def notes_by_commit(repo: str, fetched: bool = False) -> dict[str, bytes]:
     """Every note: full commit id -> its bytes (one ``git notes list``, one batch read).
 
-    ``fetched``: also the notes ``git fetch`` brought into the tracking refs
-    (``refs/notes/remotes/*/agent-sessions``, after ``git gasp notes setup``)
-    and not merged yet, each commit's notes combined as ``cat_sort_uniq`` would.
+    ``fetched``: also the notes ``git fetch`` brought from the configured
+    remotes (``refs/notes/remotes/<remote>/agent-sessions``, after ``git gasp
+    notes setup``) and not merged yet, each commit's records combined as
+    ``cat_sort_uniq`` would; a combination the format refuses (over its
+    limits) keeps the local note.
     """
-    refs = [NOTES_REF]
-    if fetched:
-        got = gitrepo.attempt(repo, ["for-each-ref", "--format=%(refname)", "refs/notes/remotes/"])
-        names = got.out.decode("utf-8", "surrogateescape").split() if got.code == 0 else []
-        refs += [name for name in names if name.endswith("/agent-sessions")]
-    listings = [gitrepo.notes_list(repo, ref) for ref in refs]
+    listings = [gitrepo.notes_list(repo, NOTES_REF)]
+    for ref in _unmerged_fetched(repo) if fetched else []:
+        try:
+            listings.append(gitrepo.notes_list(repo, ref))
+        except gitrepo.GitError:
+            continue  # not a notes history (a remote's odd ref): not read
     data = _read_blobs(repo, {blob for listing in listings for blob in listing.values()})
-    out: dict[str, bytes] = {}
-    for listing in listings:
+    out = {commit: data[blob] for commit, blob in listings[0].items()}
+    for listing in listings[1:]:
         for commit, blob in listing.items():
-            out[commit] = merge_notes(out[commit], data[blob]) if commit in out else data[blob]
+            mine = out.get(commit)
+            both = data[blob] if mine is None else merge_notes(mine, data[blob])
+            if mine is None or not check_note(both) or check_note(mine):
+                out[commit] = both
+    return out
+
+
+def _unmerged_fetched(repo: str) -> list[str]:
+    """The configured remotes' fetched notes refs whose tips are commits the
+    local notes have not merged (one merged says nothing the local notes do
+    not, and a record removed since must stay removed)."""
+    got = gitrepo.attempt(repo, ["remote"])
+    remotes = got.out.decode("utf-8", "surrogateescape").split() if got.code == 0 else []
+    refs = [f"refs/notes/remotes/{remote}/agent-sessions" for remote in remotes]
+    specs = [f"{ref}^{{commit}}" for ref in refs] + [f"{NOTES_REF}^{{commit}}"]
+    *tips, local = gitrepo.object_info(repo, specs) if refs else [None]
+    out, seen = [], set()
+    for ref, tip in zip(refs, tips, strict=True):
+        if tip is None or tip.oid in seen or (local is not None and tip.oid == local.oid):
+            continue
+        seen.add(tip.oid)
+        merged = (
+            local is not None
+            and gitrepo.attempt(repo, ["merge-base", "--is-ancestor", tip.oid, local.oid]).code == 0
+        )
+        if not merged:
+            out.append(ref)
     return out
 
 

@@ -1014,3 +1014,37 @@ def test_fetched_notes_are_read_before_they_are_merged(
     found = main_json(capsys, "sessions", "-C", str(b))
     (commit,) = [c for c in found["commits"] if c["commit"] == first]
     assert set(commit["sessions"]) == {"claude:from-a", "codex:from-b"}
+
+
+def test_fetched_notes_are_read_only_while_unmerged_and_only_from_remotes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, a, b = clones(tmp_path)
+    first = rev(a)
+    assert main(capsys, "notes", "setup", "-C", str(b))[0] == 0
+    add(a, first, "claude:from-a")
+    assert main(capsys, "notes", "sync", "-C", str(a))[0] == 0
+    add(b, first, "codex:from-b")
+    git(b, "fetch", "-q")
+
+    def sessions_of_first() -> set[str]:
+        found = main_json(capsys, "sessions", "-C", str(b))
+        (commit,) = [c for c in found["commits"] if c["commit"] == first]
+        return set(commit["sessions"])
+
+    assert sessions_of_first() == {"claude:from-a", "codex:from-b"}
+    # once merged, the local notes decide: a record removed since stays removed
+    git(b, "notes", "--ref", REF, "merge", "-q", "refs/notes/remotes/origin/agent-sessions")
+    note = (note_of(b, first) or b"").decode()
+    kept = "".join(line + "\n" for line in note.splitlines() if "from-a" not in line)
+    git(b, "notes", "--ref", REF, "add", "-f", "-m", kept.rstrip("\n"), first)
+    assert sessions_of_first() == {"codex:from-b"}
+    # a tracking ref of no configured remote, or one that is no notes history, is not read
+    git(b, "update-ref", "refs/notes/remotes/gone/agent-sessions", rev(a, REF))
+    tree_blob = subprocess.run(
+        ["git", "-C", str(b), "hash-object", "-w", "--stdin"],
+        input="not notes\n", capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    git(b, "remote", "add", "odd", str(tmp_path / "nowhere.git"))
+    git(b, "update-ref", "refs/notes/remotes/odd/agent-sessions", tree_blob)
+    assert sessions_of_first() == {"codex:from-b"}

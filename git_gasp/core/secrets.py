@@ -23,7 +23,7 @@ already reported by an earlier rule is not reported again):
                             alphanumerics; ``github_pat_`` + 82 of [A-Za-z0-9_]
     gitlab-token            ``glpat-`` or ``gldt-`` + 20 or more of [A-Za-z0-9_-]
     slack-token             ``xoxa-``/``xoxb-``/``xoxp-``/``xoxo-``/``xoxs-``/
-                            ``xoxr-`` + a digit, then 10 or more of [A-Za-z0-9-]
+                            ``xoxr-`` + 10 or more of [A-Za-z0-9-], the first a digit
     slack-webhook           ``https://hooks.slack.com/services/...`` (also
                             ``workflows/``, ``triggers/``)
     anthropic-api-key       ``sk-ant-`` + 32 or more of [A-Za-z0-9_-]
@@ -68,10 +68,8 @@ password, the assigned value):
   (``"secret": "GITHUB_TOKEN"``);
 * for password-assignment, a path (starting ``/``, ``./``, ``../``, ``~/``), so
   ``"private_key": "~/.ssh/id_ed25519"`` and ``PWD=/home/me`` pass, and the name
-  of a thing rather than a value: a lowercase DNS-style name of three or more
-  parts (``secret: app-tls-2024``, a Kubernetes secret's name), an SSH key
-  file's name (``id_ed25519``), or a relative path to a file
-  (``keys/deploy-2024.pem``).
+  of a key file rather than a key: an SSH key file's name (``id_ed25519``), or
+  a relative path to a key or certificate file (``keys/deploy-2024.pem``).
 
 Cost: each rule names trigger substrings that every match contains; a line is
 lowercased once and a rule's regex runs only if one of its triggers is there,
@@ -279,9 +277,8 @@ _NAME = re.compile(r"[a-z]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 # for password-assignment: the name of a thing, not a value (see the module doc)
 _THING = re.compile(
-    r"[a-z0-9]+(?:-[a-z0-9]+){2,}"
-    r"|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?"
-    r"|[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{2,5}",
+    r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?"
+    r"|[\w.-]+(?:/[\w.-]+)+\.(?:pem|key|pub|crt|der|p12|pfx|jks|ppk)",
     re.ASCII,
 )
 
