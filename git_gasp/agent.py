@@ -20,6 +20,7 @@ git-gasp never appends an event that a fold would skip or a check would reject.
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from collections.abc import Sequence
@@ -131,6 +132,13 @@ class Agent:
         """Release the lease unless a run is still open (a run keeps it)."""
         if self.open_run is None:
             self.lease.release()
+
+    @functools.cached_property
+    def max_line_bytes(self) -> int:
+        """The line-size cap the hooks apply (``gasp.maxLineBytes``), read once."""
+        from git_gasp.changes import max_line_bytes
+
+        return max_line_bytes(self.root)
 
     @property
     def graph(self) -> Graph:
@@ -283,7 +291,9 @@ class Agent:
             lines = "".join(encode_event(e) + "\n" for e in events).encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise GaspError(f"payload is not JSON: {exc}", "pass only JSON values", USAGE) from None
-        validate.secrets(EVENTS_PATH, lines, f"the {events[0].kind} event" if events else "")
+        what = f"the {events[0].kind} event" if events else ""
+        validate.secrets(EVENTS_PATH, lines, what)
+        validate.line_sizes(EVENTS_PATH, lines, self.max_line_bytes, what)
         batch = {e.id for e in events}
         causes = {e.causation_id for e in events} - batch - {None}
         if any(cause not in self._ids for cause in causes):

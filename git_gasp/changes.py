@@ -77,9 +77,15 @@ class Policy(NamedTuple):
 def policy_of(repo: str) -> Policy:
     """The repository's policy: ``git config gasp.maxLineBytes``."""
     transcripts = gitrepo.config_value(repo, "gasp.commitTranscripts", "bool") == "true"
+    return Policy(max_line_bytes(repo), transcripts)
+
+
+def max_line_bytes(repo: str) -> int:
+    """The line-size cap: ``git config gasp.maxLineBytes`` (0 or less, or
+    unset: the default)."""
     raw = gitrepo.config_value(repo, "gasp.maxLineBytes", "int")
     if raw is None:
-        return Policy(commit_transcripts=transcripts)
+        return DEFAULT_MAX_LINE_BYTES
     try:
         cap = int(raw)
     except ValueError:
@@ -87,7 +93,7 @@ def policy_of(repo: str) -> Policy:
             f"gasp.maxLineBytes is not a number ({raw!r})",
             "set it to a size in bytes: git config gasp.maxLineBytes 1048576",
         ) from None
-    return Policy(cap if cap > 0 else DEFAULT_MAX_LINE_BYTES, transcripts)
+    return cap if cap > 0 else DEFAULT_MAX_LINE_BYTES
 
 
 def commit_steps(repo: str, commits: Sequence[tuple[str, tuple[str, ...]]]) -> list[Step]:

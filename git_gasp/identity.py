@@ -21,7 +21,6 @@ from git_gasp.core.manifest import FENCE, declared_identity_hash, identity_hash
 from git_gasp.core.repochecks import Identity
 from git_gasp.core.repochecks import _verify_identity as verify_manifest
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.skills import inside
 from git_gasp.worktree import EVENTS_PATH, identity_files, os_error
 
 MANIFEST = "AGENT.md"
@@ -51,27 +50,10 @@ class Verification(NamedTuple):
         }
 
 
-def _contained(root: str) -> None:
-    """Raise OSError if anything under identity/ resolves outside ``root``."""
-    base = os.path.join(root, IDENTITY_DIR)
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=True):
-        for name in [*dirnames, *filenames]:
-            full = os.path.join(dirpath, name)
-            if not inside(root, full):
-                rel = os.path.relpath(full, root).replace(os.sep, "/")
-                raise OSError(f"{rel} is a symlink that leads outside the repository")
-        dirnames[:] = [d for d in dirnames if inside(root, os.path.join(dirpath, d))]
-
-
 def compute(root: str) -> str:
-    """The §9.2 identity hash of ``root``'s working tree (GaspError if it cannot be)."""
+    """The §9.2 identity hash of ``root``'s working tree (GaspError if it cannot be);
+    a symlink leading out of the repository is refused, not followed."""
     try:
-        if os.path.isdir(os.path.join(root, IDENTITY_DIR)):
-            _contained(root)
-        elif os.path.isfile(os.path.join(root, "IDENTITY.md")) and not inside(
-            root, os.path.join(root, "IDENTITY.md")
-        ):
-            raise OSError("IDENTITY.md is a symlink that leads outside the repository")
         return identity_hash(identity_files(root))
     except FileNotFoundError:
         raise GaspError(

@@ -61,6 +61,7 @@ def add_fact(
     """Append a fact (validated: the ids it names exist) and refresh active memory."""
     if not text.strip():
         raise GaspError("a fact needs text", None, USAGE)
+    validate.utf8("the fact's text", text)
     memory = read_facts(agent.root)
     fact_ids = {f.id for f in memory.facts}
     for ref in derived_from:
@@ -80,6 +81,7 @@ def add_fact(
     fact = Fact(new_id("fact"), now_ms(), text, tuple(derived_from), supersedes)
     line = (fact_line(fact) + "\n").encode("utf-8")
     validate.secrets(FACTS_PATH, line, "the fact")
+    validate.line_sizes(FACTS_PATH, line, agent.max_line_bytes, "the fact")
     agent.lease.acquire()
     with store.locked(os.path.join(agent.root, FACTS_PATH)) as facts:
         facts.write(line)

@@ -56,8 +56,8 @@ from git_gasp.core.skill import Skill
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.runmarker import MARKER_PATH, read_marker
-from git_gasp.skills import inside, read_skills
-from git_gasp.worktree import os_error
+from git_gasp.skills import read_skills
+from git_gasp.worktree import inside, os_error
 
 MANIFEST = "AGENT.md"
 CONFIG = ".agent/config.toml"

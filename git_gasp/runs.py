@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from git_gasp import gitrepo, projecting
+from git_gasp import gitrepo, projecting, validate
 from git_gasp.agent import Agent
 from git_gasp.core.appendonly import Blob, check_worktree
 from git_gasp.errors import FINDINGS, USAGE, GaspError
@@ -183,6 +183,7 @@ def close_run(
     if goal is not None and goal not in agent.graph.nodes:
         raise GaspError(f"unknown goal: {goal}", "name a goal node (git gasp fold --json)", USAGE)
     message = commit_message(run.run_id, goal_id, outcome, sessions)  # validate before writing
+    validate.utf8("the outcome, goal or session", message)
     _check_paths(agent.root, paths)
     committed = _check_committed_lines(agent.root)
     agent.lease.acquire()

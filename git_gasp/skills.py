@@ -18,14 +18,7 @@ from git_gasp.core.skill import (
     check_skill,
     missing_skill,
 )
-from git_gasp.worktree import os_error
-
-
-def inside(root: str, path: str) -> bool:
-    """Whether ``path``, symlinks resolved, stays inside ``root``."""
-    base = os.path.realpath(root)
-    real = os.path.realpath(path)
-    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+from git_gasp.worktree import inside, os_error
 
 
 def read_skills(root: str, rel: str = SKILLS_DIR) -> list[Skill]:

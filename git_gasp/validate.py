@@ -136,3 +136,30 @@ def secrets(rel: str, lines: bytes, what: str) -> None:
                 "name (e.g. $GITHUB_TOKEN), never its value; nothing was written",
                 FINDINGS,
             )
+
+
+def utf8(what: str, value: str) -> None:
+    """Refuse text that cannot be written as UTF-8 (bytes a shell passed that
+    were not UTF-8 arrive as lone surrogates), before anything is written."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise GaspError(
+            f"{what} is not valid UTF-8 text",
+            "pass UTF-8 text: the terminal or script sent other bytes",
+            USAGE,
+        ) from None
+
+
+def line_sizes(rel: str, lines: bytes, cap: int, what: str) -> None:
+    """Refuse to append a line longer than ``cap`` bytes (the hooks'
+    ``line-size`` rule, ``gasp.maxLineBytes``): nothing is written."""
+    longest = max((len(line) for line in lines.split(b"\n")), default=0)
+    if longest > cap:
+        raise GaspError(
+            f"{rel}: {what} not written: its line would be {longest:,} bytes, "
+            f"over the {cap:,}-byte cap (gasp.maxLineBytes)",
+            "keep large content out of the log: store it as an artifact (a file or "
+            "URI with its digest) and record the reference",
+            FINDINGS,
+        )

@@ -88,13 +88,29 @@ def read_packs(repo: str) -> tuple[list[Pack], list[str]]:
     return packs, problems
 
 
+def inside(root: str, path: str) -> bool:
+    """Whether ``path``, symlinks resolved, stays inside ``root``."""
+    base = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def _contained(repo: str, path: str) -> None:
+    if not inside(repo, path):
+        rel = os.path.relpath(path, repo).replace(os.sep, "/")
+        raise OSError(f"{rel} is a symlink that leads outside the repository")
+
+
 def identity_files(repo: str) -> list[tuple[str, bytes]]:
-    """Every regular file under ``identity/`` (symlinks followed, loops refused),
-    or the root ``IDENTITY.md``; raises OSError when they cannot be read."""
+    """Every regular file under ``identity/`` (symlinks followed while they
+    stay in the repository; one leading out, or a loop, is refused), or the
+    root ``IDENTITY.md``; raises OSError when they cannot be read."""
     base = os.path.join(repo, "identity")
     if not os.path.isdir(base):
+        _contained(repo, os.path.join(repo, "IDENTITY.md"))
         with open(os.path.join(repo, "IDENTITY.md"), "rb") as fh:
             return [("IDENTITY.md", fh.read())]
+    _contained(repo, base)
     out = []
     seen: set[str] = set()
     for dirpath, dirnames, filenames in os.walk(base, followlinks=True, onerror=_raise):
@@ -102,6 +118,8 @@ def identity_files(repo: str) -> list[tuple[str, bytes]]:
         if real in seen:
             raise OSError(f"symlink loop at {os.path.relpath(dirpath, repo)}")
         seen.add(real)
+        for name in [*dirnames, *filenames]:
+            _contained(repo, os.path.join(dirpath, name))
         for name in filenames:
             full = os.path.join(dirpath, name)
             rel = os.path.relpath(full, repo).replace(os.sep, "/")

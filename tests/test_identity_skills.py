@@ -59,6 +59,23 @@ def test_hash_refuses_a_symlink_out_of_the_repository(
     assert "leads outside the repository" in err
 
 
+def test_check_6_refuses_a_symlink_out_of_the_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check 6 reads identity/ as `identity hash` does: a symlink out of the
+    repository fails the check, its target is never read into the digest."""
+    from git_gasp.fixture import write_fixture
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("private")
+    repo = tmp_path / "agent"
+    write_fixture(str(repo))
+    (repo / "identity" / "leak.md").symlink_to(secret)
+    code, out, _ = run(capsys, "check", str(repo))
+    assert code == 1
+    assert "[FAIL] check 6" in out and "identity/leak.md is a symlink that leads outside" in out
+
+
 def test_verify_passes_on_the_fixture(
     fixture_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

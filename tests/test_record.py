@@ -788,3 +788,24 @@ def test_a_refused_run_start_leaves_no_lease(agent: Agent, repo: Path) -> None:
     other = Agent.open(str(repo), worker="worker-2")
     other.start_run("the next worker's run")  # not told the lease is held
     assert other.open_run is not None
+
+
+def test_what_the_hooks_would_refuse_is_not_written(agent: Agent, repo: Path) -> None:
+    import subprocess
+
+    from git_gasp.projecting import add_fact
+
+    subprocess.run(["git", "-C", str(repo), "config", "gasp.maxLineBytes", "1000"], check=True)
+    fresh = Agent.open(str(repo), worker="worker-1")  # reads the cap once
+    error = refused(repo, lambda: fresh.record_goal(None, "T" * 3000), FINDINGS)
+    assert "over the 1,000-byte cap (gasp.maxLineBytes)" in error.message
+    with pytest.raises(GaspError, match="over the 1,000-byte cap"):
+        add_fact(fresh, "F" * 3000, [])
+    # text that is not UTF-8 (a shell's stray bytes arrive as lone surrogates)
+    with pytest.raises(GaspError, match="not valid UTF-8") as caught:
+        add_fact(fresh, "bad \udcff", [])
+    assert caught.value.exit_code == USAGE
+    fresh.start_run("a run")
+    error = refused(repo, lambda: close_run(fresh, "ok", sessions=["a:\udcff"]), USAGE)
+    assert error.message == "the outcome, goal or session is not valid UTF-8 text"
+    assert fresh.open_run is not None
