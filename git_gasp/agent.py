@@ -227,7 +227,8 @@ class Agent:
             raise GaspError(
                 describe_error(EVENTS_PATH, error._replace(line=line)),
                 "git-gasp appends only to a log that parses: see `git gasp check`; an "
-                "uncommitted bad line can be dropped with `git checkout -- state/events.jsonl`",
+                "uncommitted bad line is removed by editing it out (the lines after it "
+                "stay), never by `git checkout`, which drops every uncommitted event",
                 FINDINGS,
             )
         if verify is not None:

@@ -9,7 +9,7 @@ import tomllib
 from git_gasp import store, validate
 from git_gasp.agent import Agent, new_id
 from git_gasp.core.fold import fold
-from git_gasp.core.log import parse_log
+from git_gasp.core.log import describe_error, parse_log
 from git_gasp.core.projections import (
     Fact,
     FactsFile,
@@ -21,7 +21,7 @@ from git_gasp.core.projections import (
     snapshot_record,
 )
 from git_gasp.core.suggest import did_you_mean
-from git_gasp.errors import USAGE, GaspError
+from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.lease import now_ms
 
 FACTS_PATH = "memory/facts.jsonl"
@@ -134,7 +134,12 @@ def write_snapshot(root: str, at: str | None = None) -> str:
         ) from None
     log = parse_log(data)
     if log.errors:
-        raise GaspError("the log does not parse; fix it before taking a snapshot (git gasp check)")
+        raise GaspError(
+            describe_error("state/events.jsonl", log.errors[0]),
+            "a snapshot needs a log that parses: a torn last line is dropped by "
+            "git gasp repair; git gasp check names the rest",
+            FINDINGS,
+        )
     events = log.events
     if at is not None:
         ends = [i for i, e in enumerate(events) if e.id == at]

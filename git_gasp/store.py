@@ -175,7 +175,8 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool, orphan
         if cut < committed_size:
             raise GaspError(
                 f"{path}: the unterminated last line is part of the committed log",
-                "this is not a crash tail; restore the file with `git checkout -- <path>`",
+                "not a crash tail: a commit holds it, and the log is append-only; "
+                "if that commit is not pushed, amend it without the partial line",
             )
         if parses:
             os.write(log.fd, b"\n")

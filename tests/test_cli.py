@@ -223,3 +223,19 @@ def test_a_bad_range_and_a_restored_clone_get_hints_that_work(
     git(repo, *hint.split()[1:])
     code, _, err = run(capsys, "hooks", "install", "-C", str(repo))
     assert code == 0, err
+
+
+def test_a_snapshot_of_a_torn_log_says_how_to_repair_it(
+    template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agent"
+    shutil.copytree(template, repo, symlinks=True)
+    with open(repo / "state" / "events.jsonl", "ab") as fh:
+        fh.write(b'{"id":"event_torn","schema')  # a crash mid-append
+    code, _, err = run(capsys, "snapshot", "-C", str(repo))
+    assert code == 1, err
+    lines = err.splitlines()
+    assert lines[0].startswith("error: state/events.jsonl:") and len(lines) == 2
+    assert "git gasp repair" in lines[1]
+    assert run(capsys, "repair", "-C", str(repo))[0] == 0
+    assert run(capsys, "snapshot", "-C", str(repo))[0] == 0
