@@ -78,10 +78,14 @@ def show(node: str, repo: str | None, as_json: bool) -> int:
     show_default=True,
     help="Output format: text, JSON, a Graphviz digraph or a Mermaid graph.",
 )
-def lineage(node: str, repo: str | None, depth: int | None, fmt: str) -> int:
+@JSON
+def lineage(node: str, repo: str | None, depth: int | None, fmt: str, as_json: bool) -> int:
     """Show everything NODE is connected to along the graph's relations, both directions."""
     from git_gasp.core import lineage as query
 
+    if as_json and fmt not in ("text", "json"):
+        raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
+    fmt = "json" if as_json else fmt
     graph = _graph(repo)
     _known(graph, node)
     found = query.lineage(graph, node, depth)

@@ -308,6 +308,10 @@ def test_lineage_of_the_fixture_patch(
     )
     value = json.loads(out)
     assert {n["id"] for n in value["nodes"]} == {"goal_retry", "patch_9", "eval_5", "decision_3"}
+    code, out, _ = main(capsys, "lineage", "goal_retry", "-C", str(fixture_repo), "--json")
+    assert json.loads(out) == value  # --json, as every reading command takes it
+    code, _, err = main(capsys, "lineage", "goal_retry", "--json", "--format", "dot")
+    assert code == 2 and "ask for two formats" in err
     code, out, _ = main(capsys, "lineage", "goal_retry", "-C", str(fixture_repo), "--depth", "1",
                         "--format", "json")  # fmt: skip
     assert [n["id"] for n in json.loads(out)["nodes"]] == ["goal_retry", "patch_9"]
