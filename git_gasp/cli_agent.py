@@ -217,6 +217,7 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     if as_json:
         output.data_json(
             {
+                "format": "git-gasp.run-status/1",
                 "open_run": run._asdict() if run else None,
                 "lease": held._asdict() if held else None,
                 "worker": me,
@@ -304,7 +305,9 @@ def fact_list(repo: str | None, as_json: bool) -> int:
     memory = read_facts(_agent_root(repo))
     current = current_facts(memory.facts)
     if as_json:
-        output.data_json({"facts": [f._asdict() for f in current], "legacy": list(memory.legacy)})
+        facts = [f._asdict() for f in current]
+        legacy = list(memory.legacy)
+        output.data_json({"format": "git-gasp.facts/1", "facts": facts, "legacy": legacy})
         return OK
     for item in current:
         output.data(f"{item.id}  {item.text}")

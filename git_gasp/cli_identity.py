@@ -21,7 +21,7 @@ def identity_hash_cmd(repo: str | None, as_json: bool) -> int:
     from git_gasp.identity import compute
 
     digest = compute(_root(repo))
-    _emit(as_json, {"identity_hash": digest}, digest)
+    _emit(as_json, {"format": "git-gasp.identity-hash/1", "identity_hash": digest}, digest)
     return OK
 
 
@@ -36,7 +36,8 @@ def identity_verify(repo: str | None, as_json: bool) -> int:
     lines = [f"FAIL {f}" for f in result.failures] or [f"ok   {n}" for n in result.notes]
     lines.append(f"declared {result.declared or '-'}")
     lines.append(f"computed {result.computed or '-'}")
-    _emit(as_json, result.to_value(), "\n".join(lines))
+    value = {"format": "git-gasp.identity-verify/1", **result.to_value()}
+    _emit(as_json, value, "\n".join(lines))
     return OK if result.ok else FINDINGS
 
 
@@ -81,7 +82,8 @@ def skill_list(repo: str | None, as_json: bool) -> int:
         f"{s.description or '-'}"
         for s in skills
     ]
-    _emit(as_json, {"skills": [s.to_value() for s in skills]}, "\n".join(lines) or "no skills")
+    value = {"format": "git-gasp.skills/1", "skills": [s.to_value() for s in skills]}
+    _emit(as_json, value, "\n".join(lines) or "no skills")
     return OK
 
 
@@ -100,7 +102,11 @@ def skill_check(repo: str | None, as_json: bool) -> int:
         lines.extend(f"FAIL {s.path}: {p}" for p in s.problems)
     bad = sum(not s.valid for s in skills)
     lines.append(f"{len(skills)} skill(s), {bad} invalid")
-    value = {"skills": [s.to_value() for s in skills], "passed": bad == 0}
+    value = {
+        "format": "git-gasp.skill-check/1",
+        "skills": [s.to_value() for s in skills],
+        "passed": bad == 0,
+    }
     _emit(as_json, value, "\n".join(lines))
     return OK if bad == 0 else FINDINGS
 

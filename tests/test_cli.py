@@ -239,3 +239,22 @@ def test_a_snapshot_of_a_torn_log_says_how_to_repair_it(
     assert "git gasp repair" in lines[1]
     assert run(capsys, "repair", "-C", str(repo))[0] == 0
     assert run(capsys, "snapshot", "-C", str(repo))[0] == 0
+
+
+@pytest.mark.parametrize(
+    "argv, fmt",
+    [
+        (["identity", "verify"], "git-gasp.identity-verify/1"),
+        (["skill", "list"], "git-gasp.skills/1"),
+        (["skill", "check"], "git-gasp.skill-check/1"),
+        (["fact", "list"], "git-gasp.facts/1"),
+        (["run", "status"], "git-gasp.run-status/1"),
+        (["lineage", "goal_retry"], "git-gasp.lineage/1"),
+    ],
+)
+def test_reading_commands_name_their_json_format(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], fmt: str
+) -> None:
+    code, out, err = run(capsys, *argv, "-C", str(fixture_repo), "--json")
+    assert code == 0, err
+    assert json.loads(out)["format"] == fmt

@@ -43,7 +43,7 @@ def test_hash_matches_the_92_test_vector(
     code, out, _ = run(capsys, "identity", "hash", "-C", str(tmp_path))
     assert (code, out.strip()) == (0, VECTOR)
     code, out, _ = run(capsys, "identity", "hash", "--repo", str(tmp_path), "--json")
-    assert json.loads(out) == {"identity_hash": VECTOR}
+    assert json.loads(out) == {"format": "git-gasp.identity-hash/1", "identity_hash": VECTOR}
 
 
 def test_hash_refuses_a_symlink_out_of_the_repository(
