@@ -233,6 +233,8 @@ def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: boo
     from git_gasp import changes, gitrepo
 
     root = _repo(repo)
+    if staged and rev_range is not None:
+        raise click.UsageError("--staged judges the index; it takes no REV-RANGE")
     if staged:
         steps = [changes.index_step(root)]
     elif rev_range is None and gitrepo.head(root) is None:

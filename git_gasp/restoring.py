@@ -503,6 +503,15 @@ def _discard(dest: str, existed: bool) -> None:
 
 
 def write_context(path: str, text: str) -> None:
+    """Write the rehydration document to ``path``, whose directory must exist
+    (a mistyped path is an error, not a new directory tree)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise GaspError(
+            f"{path}: cannot write: no such directory {parent}",
+            "name a file in an existing directory",
+            USAGE,
+        )
     try:
         store.write_atomically(path, text.encode("utf-8"))
     except OSError as exc:

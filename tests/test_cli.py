@@ -258,3 +258,16 @@ def test_reading_commands_name_their_json_format(
     code, out, err = run(capsys, *argv, "-C", str(fixture_repo), "--json")
     assert code == 0, err
     assert json.loads(out)["format"] == fmt
+
+
+def test_mistyped_targets_are_usage_errors(
+    template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agent"
+    shutil.copytree(template, repo, symlinks=True)
+    code, _, err = run(capsys, "validate", "--staged", "HEAD", "-C", str(repo))
+    assert code == 2 and "--staged judges the index; it takes no REV-RANGE" in err
+    missing = tmp_path / "no" / "such" / "context.md"
+    code, _, err = run(capsys, "status", "-C", str(repo), "--context", str(missing))
+    assert code == 2 and "no such directory" in err
+    assert not (tmp_path / "no").exists()  # nothing created
