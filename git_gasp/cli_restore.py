@@ -56,8 +56,11 @@ def restore(
 ) -> int:
     """Clone the agent at URL safely (no hooks, filters, submodules or transcripts),
     verify it and fold its log."""
+    from git_gasp.restoring import check_context_path
     from git_gasp.restoring import restore as do_restore
 
+    if context is not None:
+        check_context_path(context)  # before the clone, not after it
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
     restored = do_restore(url, directory, at, executor, verify_snapshot)
     _emit(restored.report, as_json, context, restored.context)

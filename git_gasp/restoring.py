@@ -502,9 +502,9 @@ def _discard(dest: str, existed: bool) -> None:
             os.unlink(path)
 
 
-def write_context(path: str, text: str) -> None:
-    """Write the rehydration document to ``path``, whose directory must exist
-    (a mistyped path is an error, not a new directory tree)."""
+def check_context_path(path: str) -> None:
+    """The rehydration document goes in a directory that exists (a mistyped
+    path is an error, not a new directory tree); checked before any work."""
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise GaspError(
@@ -512,6 +512,10 @@ def write_context(path: str, text: str) -> None:
             "name a file in an existing directory",
             USAGE,
         )
+
+
+def write_context(path: str, text: str) -> None:
+    check_context_path(path)
     try:
         store.write_atomically(path, text.encode("utf-8"))
     except OSError as exc:

@@ -271,3 +271,13 @@ def test_mistyped_targets_are_usage_errors(
     code, _, err = run(capsys, "status", "-C", str(repo), "--context", str(missing))
     assert code == 2 and "no such directory" in err
     assert not (tmp_path / "no").exists()  # nothing created
+
+
+def test_restore_checks_its_context_path_before_cloning(
+    template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "restored"
+    missing = tmp_path / "no" / "context.md"
+    code, _, err = run(capsys, "restore", str(template), str(dest), "--context", str(missing))
+    assert code == 2 and "no such directory" in err
+    assert not dest.exists()  # nothing cloned
