@@ -9,8 +9,10 @@ control plane to ``.gitignore`` and the merge attributes to ``.gitattributes``
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 from collections.abc import Sequence
 from typing import Any
 
@@ -104,13 +106,20 @@ def init_repo(
                 sources.append((os.path.basename(path), fh.read()))
         except OSError as exc:
             raise GaspError(f"--identity {path}: {exc.strerror}", None, USAGE) from None
+    made_dir = not os.path.exists(directory)
     os.makedirs(directory, exist_ok=True)
-    if not _is_repo(directory):
+    made_repo = not _is_repo(directory)
+    if made_repo:
         gitrepo.run(directory, ["init", "-q"])
     if commit:
         try:
             gitrepo.run(directory, ["var", "GIT_COMMITTER_IDENT"])
         except gitrepo.GitError:
+            if made_repo:  # undone: "nothing was written" holds
+                shutil.rmtree(os.path.join(directory, ".git"), ignore_errors=True)
+            if made_dir:
+                with contextlib.suppress(OSError):
+                    os.rmdir(directory)
             raise GaspError(
                 "git has no identity to make the first commit with; nothing was written",
                 'set one: git config --global user.name "NAME"; '

@@ -501,3 +501,26 @@ def test_close_rereads_the_log_an_agent_has_in_memory(repo: Path) -> None:
     fresh.start_run("t2")
     with pytest.raises(Exception, match="edits committed lines"):
         close_run(fresh, "after an edit")
+
+
+def test_init_without_a_git_identity_leaves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for role in ("AUTHOR", "COMMITTER"):
+        for field in ("NAME", "EMAIL"):
+            monkeypatch.delenv(f"GIT_{role}_{field}", raising=False)
+    for key, value in {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "user.useConfigOnly",  # no guessing an identity
+        "GIT_CONFIG_VALUE_0": "true",
+    }.items():
+        monkeypatch.setenv(key, value)
+    dest = tmp_path / "agent"
+    code = cli.main(["init", str(dest), "--agent-id", "evolve"])
+    err = capsys.readouterr().err
+    assert code == 2 and "nothing was written" in err
+    assert not dest.exists()  # not even an empty .git
+    existing = tmp_path / "plain"
+    existing.mkdir()
+    assert cli.main(["init", str(existing), "--agent-id", "evolve"]) == 2
+    assert list(existing.iterdir()) == []
