@@ -187,16 +187,16 @@ def pre_push(repo: str, remote: str | None, refs: Sequence[str], err: TextIO) ->
         return
     if all(ref.startswith("refs/notes/") for ref in refs):
         return
-    remote_lines: list[str] = []
+    said_lines: list[str] = []
     try:
-        line = _pre_push(repo, remote, remote_lines.append)
+        line = _pre_push(repo, remote, said_lines.append)
     except Exception as exc:  # never fail the user's push over its notes
         why = exc.reason() if isinstance(exc, gitrepo.GitError) else str(exc)
         hint = f"they stay local until: git gasp notes sync {shlex.quote(remote)}"
         if isinstance(exc, GaspError) and exc.hint:
             hint = exc.hint
         line = f"gasp: warning: session notes not pushed to {remote}: {why}; {hint}"
-    for said in remote_lines:
+    for said in said_lines:
         if said.startswith("remote:"):  # a server's reason for refusing them
             _say(err, said)
         elif said.startswith("notes history"):  # what sync did to the local notes
@@ -208,7 +208,7 @@ def pre_push(repo: str, remote: str | None, refs: Sequence[str], err: TextIO) ->
 def _pre_push(repo: str, remote: str, say: Callable[[str], None]) -> str | None:
     if "\n" in remote:
         return None
-    specs = [NOTES_REF, notesync.tracking_ref(remote)]
+    specs = [NOTES_REF, sessionnotes.tracking_ref(remote)]
     local, tracking = gitrepo.object_info(repo, specs)
     if local is None or (tracking is not None and tracking.oid == local.oid):
         return None  # no notes, or the remote already has these

@@ -17,11 +17,7 @@ from typing import Literal, NamedTuple
 from git_gasp import gitrepo
 from git_gasp.changes import Judged
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.sessionnotes import NOTES_REF, require_identity
-
-
-def tracking_ref(remote: str) -> str:
-    return f"refs/notes/remotes/{remote}/agent-sessions"
+from git_gasp.sessionnotes import NOTES_REF, require_identity, tracking_ref
 
 
 def fetch_refspec(remote: str) -> str:

@@ -108,13 +108,18 @@ def notes_by_commit(repo: str, fetched: bool = False) -> dict[str, bytes]:
     return out
 
 
+def tracking_ref(remote: str) -> str:
+    """Where ``git fetch`` keeps ``remote``'s notes (``git gasp notes setup``)."""
+    return f"refs/notes/remotes/{remote}/agent-sessions"
+
+
 def _unmerged_fetched(repo: str) -> list[str]:
     """The configured remotes' fetched notes refs whose tips are commits the
     local notes have not merged (one merged says nothing the local notes do
     not, and a record removed since must stay removed)."""
     got = gitrepo.attempt(repo, ["remote"])
     remotes = got.out.decode("utf-8", "surrogateescape").split() if got.code == 0 else []
-    refs = [f"refs/notes/remotes/{remote}/agent-sessions" for remote in remotes]
+    refs = [tracking_ref(remote) for remote in remotes]
     specs = [f"{ref}^{{commit}}" for ref in refs] + [f"{NOTES_REF}^{{commit}}"]
     *tips, local = gitrepo.object_info(repo, specs) if refs else [None]
     out, seen = [], set()
