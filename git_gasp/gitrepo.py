@@ -261,6 +261,14 @@ def safe_clone(url: str, dest: str) -> None:
     warning is dropped with the rest of stderr).
     """
     parent = os.path.dirname(os.path.abspath(dest))
+    if os.path.exists(url):
+        # a local path, as git itself would take it (it checks the path before
+        # any URL syntax); made absolute, since git runs in dest's parent
+        url = os.path.abspath(url)
+    try:
+        os.makedirs(parent, exist_ok=True)  # leading directories, as git clone makes them
+    except OSError as exc:
+        raise GitError(f"could not create {parent}: {exc.strerror or exc}") from None
     persist = [item for setting in SAFE_CONFIG[:1] for item in ("--config", setting)]
     _safe(
         parent,

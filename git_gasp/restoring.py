@@ -474,25 +474,35 @@ def restore(
             "name a new directory: git gasp restore URL DIR",
             USAGE,
         )
-    existed = os.path.isdir(dest)
+    created = _outermost_missing(dest)
     try:
         gitrepo.safe_clone(url, dest)
         return describe(dest, url, at, executor, verify_snapshot)
     except gitrepo.GitError as exc:
-        _discard(dest, existed)
+        _discard(dest, created)
         raise GaspError(
             f"clone failed: {exc.reason()}", "check the URL and your access", USAGE
         ) from None
     except BaseException:
-        _discard(dest, existed)  # a refused restore leaves nothing behind to trip over
+        _discard(dest, created)  # a refused restore leaves nothing behind to trip over
         raise
 
 
-def _discard(dest: str, existed: bool) -> None:
-    """Remove what this restore created: the clone (or, in a directory that
-    was empty before, its contents)."""
-    if not existed:
-        shutil.rmtree(dest, ignore_errors=True)
+def _outermost_missing(dest: str) -> str | None:
+    """The outermost directory a clone into ``dest`` creates (``dest`` itself,
+    or a missing parent: like ``git clone``, restore makes leading
+    directories), None when ``dest`` exists."""
+    path, missing = os.path.abspath(dest), None
+    while not os.path.lexists(path):
+        missing, path = path, os.path.dirname(path)
+    return missing
+
+
+def _discard(dest: str, created: str | None) -> None:
+    """Remove what this restore created: the clone and any directories made
+    for it (or, in a directory that was empty before, its contents)."""
+    if created is not None:
+        shutil.rmtree(created, ignore_errors=True)
         return
     for name in os.listdir(dest) if os.path.isdir(dest) else []:
         path = os.path.join(dest, name)

@@ -153,6 +153,27 @@ def test_restore_into_a_non_empty_directory_is_refused(
     assert code == 2 and "not an empty directory" in err
 
 
+def test_restore_from_a_relative_path(
+    source: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # git clone takes a relative path from the caller's directory, not from
+    # the destination's parent, where the clone runs
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    report = restore_json(capsys, "../source", str(tmp_path / "elsewhere" / "restored"))
+    assert report["agent_id"] == "evolve" and report["fold"]["events"] == 10
+    monkeypatch.chdir(source)
+    report = restore_json(capsys, ".", str(tmp_path / "again"))
+    assert report["agent_id"] == "evolve"
+    # the leading directories made for a clone that fails go with it
+    code, _, err = main(capsys, "restore", "../no-such-repo", str(tmp_path / "a" / "b" / "c"))
+    assert code == 2 and "clone failed" in err
+    assert not (tmp_path / "a").exists()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
