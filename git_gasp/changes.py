@@ -52,6 +52,7 @@ from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of, physical_lines
 from git_gasp.core.manifest import identity_hash
 from git_gasp.core.pack import Pack, PackError, parse_pack
+from git_gasp.core.skill import SKILLS_DIR, is_rename, skill_of, skills_changed_together
 
 CONTEXTS_DIR = "contexts-v1"
 _KEEP_CONTEXTS = 8
@@ -290,6 +291,27 @@ class Judge:
             out += [Judged(step.name, f) for f in self._judge(step)]
         return out
 
+    def _renamed(self, step: Step, a: str, b: str) -> bool:
+        """Whether skill ``a`` became skill ``b`` in ``step`` (or ``b`` became
+        ``a``): one of them gone, the other new, the same files otherwise."""
+        if len(step.parents) != 1:
+            return False
+        spec = [f"{SKILLS_DIR}/{a}", f"{SKILLS_DIR}/{b}"]
+
+        def by_skill(rev: str | None) -> dict[str, dict[str, str]]:
+            found: dict[str, dict[str, str]] = {a: {}, b: {}}
+            for path, oid in gitrepo.tree_files(self.repo, rev, spec):
+                name = skill_of(path)
+                if name in found:
+                    found[name][path.split("/", 2)[2]] = oid
+            return found
+
+        before, after = by_skill(step.parents[0]), by_skill(step.name or None)
+        for old, new in ((a, b), (b, a)):
+            if not after[old] and not before[new]:
+                return is_rename(before[old], after[new], self.read)
+        return False
+
     def _prepare_anchors(self, steps: Sequence[Step]) -> None:
         """Per append-only path, the newest version read once and every other
         version that is a prefix of it recognised by hashing."""
@@ -351,7 +373,9 @@ class Judge:
                 for p in skill_paths
                 if p.endswith("/SKILL.md") and (b := self.blob(step.name, p)) is not None
             }
-            out += check_skills(skill_paths, files)
+            together = skills_changed_together(skill_paths)
+            renamed = len(together) == 2 and self._renamed(step, together[0], together[1])
+            out += check_skills(skill_paths, files, renamed)
         for path in sorted(own):
             parts = path.split("/")
             if len(parts) == 3 and parts[0] == "snapshots" and parts[2] == "graph.json":

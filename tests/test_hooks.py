@@ -232,6 +232,22 @@ def nested_facts_filter(repo: Path) -> None:
     (repo / "team" / ".gitattributes").write_text("facts.jsonl working-tree-encoding=UTF-16\n")
 
 
+def skill(repo: Path, name: str, description: str = "Retry flaky steps.") -> None:
+    (repo / "skills" / name).mkdir(parents=True, exist_ok=True)
+    text = f"---\nname: {name}\ndescription: {description}\n---\n\nBody of {name}.\n"
+    (repo / "skills" / name / "SKILL.md").write_text(text)
+
+
+def two_skills(repo: Path) -> None:
+    skill(repo, "retry")
+    skill(repo, "backoff")
+
+
+def bad_skill(repo: Path) -> None:
+    (repo / "skills" / "retry").mkdir()
+    (repo / "skills" / "retry" / "SKILL.md").write_text("---\nname: retry\n---\n")
+
+
 CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
     ("line edited", edit_line, "committed line 3 was edited"),
     ("line deleted", delete_line, "committed line 3 was deleted"),
@@ -249,6 +265,8 @@ CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
     ("bad snapshot", bad_snapshot, "integrity hash mismatch"),
     ("lease committed", lease_file, ".agent/lease: [control-plane]"),
     ("secret", secret, "[secret]"),
+    ("two skills", two_skills, "[skill] 2 skills change in one commit (backoff, retry)"),
+    ("skill without description", bad_skill, "missing required field `description`"),
     ("invalid UTF-8", invalid_utf8, "not valid UTF-8"),
     ("oversized line", oversized, "over the 2,000-byte cap"),
     (
@@ -409,6 +427,40 @@ def test_pre_commit_hook_rejects(
     assert result.returncode != 0
     assert expected in result.stderr, result.stderr
     assert git(work, "rev-parse", "HEAD") == head
+
+
+def test_a_skill_renamed_is_one_skill_change(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = main(capsys, "hooks", "install", "--python", sys.executable, "-C", str(work))
+    assert code == 0, err
+    server = bare_server(tmp_path, capsys)
+    skill(work, "retry")
+    (work / "skills" / "retry" / "run.sh").write_text("#!/bin/sh\n")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "add the retry skill")
+    # git mv and the name line follow the directory: one change
+    git(work, "mv", "skills/retry", "skills/retry-step")
+    md = work / "skills" / "retry-step" / "SKILL.md"
+    md.write_text(md.read_text().replace("name: retry\n", "name: retry-step\n"))
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "rename the retry skill")
+    result = push(work, f"file://{server}", "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+    # a rename that also rewrites the skill is two changes
+    git(work, "mv", "skills/retry-step", "skills/retry")
+    md = work / "skills" / "retry" / "SKILL.md"
+    md.write_text(md.read_text().replace("name: retry-step\n", "name: retry\n") + "More.\n")
+    git(work, "add", "-A")
+    refused = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "-m", "rename and edit"],
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0
+    assert "2 skills change in one commit (retry, retry-step)" in refused.stderr
+    git(work, "commit", "-q", "--no-verify", "-m", "rename and edit")
+    assert "2 skills change in one commit" in rejected(work, f"file://{server}", "HEAD:main")
 
 
 def test_forced_push_of_older_history_is_rejected(

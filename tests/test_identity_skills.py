@@ -12,6 +12,7 @@ from git_gasp.core.skill import (
     MAX_DEPTH,
     MAX_SKILL_BYTES,
     check_skill,
+    is_rename,
     skills_changed_together,
     split_frontmatter,
 )
@@ -329,6 +330,24 @@ def test_frontmatter_pure_helpers() -> None:
     assert skill.valid and skill.tools == ("bash", "git")
     nested = b"---\nname: n\ndescription: d\nx: " + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"\n---\n"
     assert not check_skill("n", nested).valid
+
+
+def test_a_rename_changes_only_the_name_line() -> None:
+    blobs = {
+        "m1": b"---\nname: a\ndescription: d\n---\nbody\n",
+        "m2": b"---\nname: b\ndescription: d\n---\nbody\n",
+        "m3": b"---\nname: b\ndescription: other\n---\nbody\n",
+        "m4": b"---\ndescription: d\n---\nname: b\nbody\n",
+    }
+    read = blobs.__getitem__
+    old = {"SKILL.md": "m1", "run.sh": "x"}
+    assert is_rename(old, {"SKILL.md": "m2", "run.sh": "x"}, read)
+    assert is_rename(old, {"SKILL.md": "m1", "run.sh": "x"}, read)  # name left behind
+    assert not is_rename(old, {"SKILL.md": "m3", "run.sh": "x"}, read)  # described anew
+    assert not is_rename(old, {"SKILL.md": "m4", "run.sh": "x"}, read)  # body changed
+    assert not is_rename(old, {"SKILL.md": "m2", "run.sh": "y"}, read)  # file changed
+    assert not is_rename(old, {"SKILL.md": "m2"}, read)  # file dropped
+    assert not is_rename({}, {}, read)
 
 
 def test_at_most_one_skill_changes_per_commit() -> None:

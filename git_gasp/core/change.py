@@ -583,21 +583,24 @@ def _hash_line(manifest: bytes | None) -> int | None:
     return None
 
 
-def check_skills(changed: Sequence[str], skill_files: dict[str, bytes]) -> list[Finding]:
-    """At most one skill per commit; each changed ``SKILL.md`` (path -> bytes,
-    as committed) has valid frontmatter."""
+def check_skills(
+    changed: Sequence[str], skill_files: dict[str, bytes], renamed: bool = False
+) -> list[Finding]:
+    """At most one skill per commit (``renamed``: the two changed are one skill
+    renamed, see :func:`git_gasp.core.skill.is_rename`); each changed
+    ``SKILL.md`` (path -> bytes, as committed) has valid frontmatter."""
     from git_gasp.core.skill import check_skill, skill_of, skills_changed_together
 
     out: list[Finding] = []
     together = skills_changed_together(changed)
-    if together:
+    if together and not (renamed and len(together) == 2):
         out.append(
             Finding(
                 "skills/",
                 None,
                 "skill",
                 f"{len(together)} skills change in one commit ({', '.join(together)})",
-                "commit each skill change on its own",
+                "commit each skill change on its own (a rename that changes only the name is one)",
             )
         )
     for path, data in sorted(skill_files.items()):

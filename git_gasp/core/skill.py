@@ -10,13 +10,14 @@ memory or the stack: anchors and aliases (alias bombs), nesting deeper than
 :data:`MAX_SKILL_BYTES` are refused before parsing.
 
 Also the commit rule "skills change one per commit" (§9.7 rule 5) as a pure
-function of the changed paths: :func:`skills_changed_together`.
+function of the changed paths: :func:`skills_changed_together`; a rename
+(:func:`is_rename`) is one change.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from ruamel.yaml import YAML
@@ -194,3 +195,31 @@ def skills_changed_together(paths: Iterable[str]) -> list[str]:
     an empty list when the change respects the rule."""
     names = sorted({name for p in paths if (name := skill_of(p)) is not None})
     return names if len(names) > 1 else []
+
+
+def is_rename(old: Mapping[str, str], new: Mapping[str, str], read: Callable[[str], bytes]) -> bool:
+    """Whether skill ``new`` is skill ``old`` under another name: the same
+    files (paths inside the skill directory -> blob ids; ``old`` as it was,
+    ``new`` as it is, the old one gone and the new one new), byte for byte,
+    except the ``name`` line of SKILL.md's frontmatter, which must follow the
+    directory. ``read`` gives a blob's bytes."""
+    if not old or old.keys() != new.keys():
+        return False
+    for path, oid in old.items():
+        if oid == new[path]:
+            continue
+        if path != SKILL_FILE or _without_name(read(oid)) != _without_name(read(new[path])):
+            return False
+    return True
+
+
+def _without_name(data: bytes) -> list[bytes]:
+    """SKILL.md's lines without the frontmatter's top-level ``name`` line."""
+    lines = data.split(b"\n")
+    if lines and lines[0].rstrip(b"\r") == b"---":
+        for n, line in enumerate(lines[1:], 1):
+            if line.rstrip(b"\r") == b"---":
+                break
+            if line.startswith(b"name:"):
+                return lines[:n] + lines[n + 1 :]
+    return lines
