@@ -43,7 +43,7 @@ from git_gasp.core.resume import (
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.lease import DEFAULT_TTL_MS, Lease, now_ms
 from git_gasp.runmarker import OpenRun, find_open_run, read_marker, remove_marker, write_marker
-from git_gasp.worktree import EVENTS_PATH, read_packs
+from git_gasp.worktree import EVENTS_PATH, read_packs, refuse_escapes
 
 SYSTEM = Actor("system", "git-gasp")  # the actor of status updates and attachments
 
@@ -90,6 +90,7 @@ class Agent:
             os.path.join(root, "AGENT.md")
         ):
             raise GaspError(f"{root}: not an agent repository", "create one with: git gasp init")
+        refuse_escapes(root)
         self.root = root
         self.worker = worker
         self.actor = actor or Actor("agent", agent_id_of(root) or "agent")

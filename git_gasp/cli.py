@@ -24,6 +24,7 @@ from git_gasp import (
 )
 from git_gasp.errors import FINDINGS, OK
 from git_gasp.shell import handle_errors
+from git_gasp.worktree import refuse_escapes
 
 _PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
 _REPO = cli_agent.REPO  # the same -C as every other command: an alternative to PATH
@@ -43,13 +44,16 @@ def agent_root(path: str | None) -> str:
     if path is not None:
         if not os.path.isdir(path):
             raise click.BadParameter(f"{path}: no such directory", param_hint="PATH")
-        return path
-    if os.path.exists("AGENT.md") or os.path.exists("state"):
-        return "."
-    try:
-        return gitrepo.run(".", ["rev-parse", "--show-toplevel"]).decode().strip() or "."
-    except gitrepo.GitError:
-        return "."
+        root = path
+    elif os.path.exists("AGENT.md") or os.path.exists("state"):
+        root = "."
+    else:
+        try:
+            root = gitrepo.run(".", ["rev-parse", "--show-toplevel"]).decode().strip() or "."
+        except gitrepo.GitError:
+            root = "."
+    refuse_escapes(root)  # no command follows the repository's symlinks out of it
+    return root
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -57,7 +57,7 @@ from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.runmarker import MARKER_PATH, read_marker
 from git_gasp.skills import read_skills
-from git_gasp.worktree import inside, os_error
+from git_gasp.worktree import inside, os_error, refuse_escapes
 
 MANIFEST = "AGENT.md"
 CONFIG = ".agent/config.toml"
@@ -403,6 +403,7 @@ def describe(
 ) -> Restored:
     """Read, verify, fold and report the agent repository at ``root``;
     ``local``: a work tree (not a fresh clone), whose run marker is read too."""
+    refuse_escapes(root)  # before anything is read or written
     manifest, manifest_bytes = read_manifest(root)
     verified, digest, identity_notes = verify_identity(root, manifest_bytes)
     if not verified:

@@ -7,10 +7,14 @@ check messages read the same: ``<description> (os error <n>)``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
+from git_gasp.core.locations import parse_locations
 from git_gasp.core.manifest import identity_hash
 from git_gasp.core.pack import Pack, PackError, parse_pack
 from git_gasp.core.repochecks import Identity, SnapshotFile
+from git_gasp.core.restorereport import MAX_MANIFEST_BYTES
+from git_gasp.errors import USAGE, GaspError
 
 EVENTS_PATH = "state/events.jsonl"
 
@@ -86,6 +90,87 @@ def read_packs(repo: str) -> tuple[list[Pack], list[str]]:
         except PackError as exc:
             problems.append(f"pack {name} does not parse as a Pack: {exc}")
     return packs, problems
+
+
+#: What git-gasp reads or writes in an agent repository besides its
+#: Locations; each must stay inside the repository (:func:`escapes`).
+AGENT_PATHS = (
+    "AGENT.md",
+    "IDENTITY.md",
+    ".agent",
+    ".agent/packs",
+    "state",
+    EVENTS_PATH,
+    "memory",
+    "memory/facts.jsonl",
+    "memory/active_memory.md",
+    "journal",
+    "journal/JOURNAL.md",
+    "identity",
+    "skills",
+    "snapshots",
+    "transcripts",
+)
+#: Directories whose entries (and each entry's graph.json) are checked too.
+_LISTED = (".agent", ".agent/packs", "snapshots", "state", "memory", "journal")
+
+
+def escapes(repo: str, declared: Iterable[str] = ()) -> list[str]:
+    """The repo-relative paths among :data:`AGENT_PATHS`, the entries of the
+    directories git-gasp lists and ``declared`` (a manifest's Locations)
+    that lead outside the repository through a symlink, so that no command
+    reads or writes another file through them (a hostile clone can commit
+    ``memory/facts.jsonl -> /etc/passwd``). A path that does not exist is
+    judged by where its parent leads."""
+    base = os.path.realpath(repo)
+    prefix = base.rstrip(os.sep) + os.sep
+
+    def leaves(rel: str) -> bool:
+        real = os.path.realpath(os.path.join(repo, *rel.split("/")))
+        return real != base and not real.startswith(prefix)
+
+    found = [rel for rel in dict.fromkeys([*AGENT_PATHS, *declared]) if leaves(rel)]
+    for listed in _LISTED:
+        if listed in found or not os.path.isdir(os.path.join(repo, *listed.split("/"))):
+            continue
+        try:
+            names = sorted(os.listdir(os.path.join(repo, *listed.split("/"))))
+        except OSError:
+            continue
+        for name in names:
+            rel = f"{listed}/{name}"
+            graph = f"{rel}/graph.json"
+            if leaves(rel):
+                found.append(rel)
+            elif listed == "snapshots" and leaves(graph):
+                found.append(graph)
+    return found
+
+
+def refuse_escapes(repo: str) -> None:
+    """Raise :class:`GaspError` (exit 2) naming the first of :func:`escapes`,
+    the manifest's Locations included."""
+    found = escapes(repo)
+    if not found:
+        found = escapes(repo, _declared(repo))
+    if found:
+        raise GaspError(
+            f"{found[0]} is a symlink that leads outside the repository (refused)",
+            "git-gasp reads and writes only inside the repository; replace the symlink "
+            "with the file or directory it names",
+            USAGE,
+        )
+
+
+def _declared(repo: str) -> list[str]:
+    """Every path the manifest's Locations table names (none if unreadable)."""
+    try:
+        with open(os.path.join(repo, "AGENT.md"), "rb") as fh:
+            text = fh.read(MAX_MANIFEST_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return []
+    locations, _ = parse_locations(text)
+    return [path for paths in locations.values() for path in paths]
 
 
 def inside(root: str, path: str) -> bool:

@@ -1,0 +1,107 @@
+"""No command reads or writes outside the repository through a symlink the
+repository holds (a hostile clone can commit ``memory/facts.jsonl -> /etc/passwd``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from git_gasp.worktree import escapes
+
+from .conftest import commit_all
+from .conftest import run_cli as main
+
+
+@pytest.fixture
+def work(template: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "work"
+    shutil.copytree(template, dest, symlinks=True)
+    return dest
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    path = tmp_path / "outside"
+    path.mkdir()
+    (path / "secret.txt").write_text("root:x:0:0\n")
+    return path
+
+
+def relink(repo: Path, rel: str, target: Path) -> None:
+    path = repo / rel
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, path)
+
+
+REFUSED = "is a symlink that leads outside the repository (refused)"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("fact", "list"),
+        ("fact", "add", "hello"),
+        ("check",),
+        ("fold",),
+        ("status",),
+        ("record", "goal", "--title", "g"),
+        ("snapshot",),
+    ],
+    ids=lambda argv: " ".join(argv),
+)
+def test_a_facts_file_leading_out_is_neither_read_nor_written(
+    argv: tuple[str, ...],
+    work: Path,
+    outside: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    relink(work, "memory/facts.jsonl", outside / "secret.txt")
+    monkeypatch.chdir(work)
+    code, out, err = main(capsys, *argv)
+    assert code == 2, err
+    assert f"memory/facts.jsonl {REFUSED}" in err and "root:x" not in out + err
+    assert (outside / "secret.txt").read_text() == "root:x:0:0\n"
+
+
+def test_restore_refuses_a_clone_whose_files_lead_out(
+    work: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    relink(work, ".agent", outside)  # --model would write outside/config.toml
+    commit_all(work, "control plane elsewhere")
+    dest = tmp_path / "restored"
+    code, _, err = main(capsys, "restore", work.as_uri(), str(dest), "--model", "m")
+    assert code == 2 and f".agent {REFUSED}" in err
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
+    assert not dest.exists()  # a refused restore leaves nothing behind
+
+
+def test_a_log_leading_to_a_device_is_refused_before_it_is_read(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    relink(work, "state/events.jsonl", Path("/dev/zero"))  # read whole: never ends
+    for argv in (("check",), ("fold",), ("show", "goal_x"), ("lineage", "goal_x")):
+        code, _, err = main(capsys, *argv, "-C", str(work))
+        assert code == 2 and f"state/events.jsonl {REFUSED}" in err, argv
+
+
+def test_escapes_covers_locations_and_listed_entries(work: Path, outside: Path) -> None:
+    assert escapes(str(work)) == []
+    relink(work, "snapshots/evil/graph.json", outside / "secret.txt")
+    relink(work, ".agent/packs/p.json", outside / "secret.txt")
+    os.symlink(outside, work / "notes")
+    assert escapes(str(work), ["notes/identity.md", "identity"]) == [
+        "notes/identity.md",
+        ".agent/packs/p.json",
+        "snapshots/evil/graph.json",
+    ]
+    inner = work / "state" / "alias.jsonl"
+    os.symlink("events.jsonl", inner)  # a symlink that stays inside is fine
+    assert "state/alias.jsonl" not in escapes(str(work))
