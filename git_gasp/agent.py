@@ -303,6 +303,7 @@ class Agent:
         self.lease.acquire()
         with store.locked(self.log_path) as log:
             self._sync(log.read_from(self._offset))
+            validate.unpaired_tail(next(reversed(self._ids.items()), None), events)
             validate.batch(events, self._folder, self._ids, self._packs)
             log.write(lines)
         self._folder.apply_all(events)
@@ -551,6 +552,8 @@ class Agent:
 
     def apply_ops(self, ops: Sequence[dict[str, Any]], causation: str | None = None) -> str:
         """Raw ops in one ``state.ops_applied`` event (a maintenance root outside a run)."""
+        if not ops:
+            raise GaspError("no ops to apply", "give at least one op, e.g. a CreateNode", USAGE)
         return self.record(P.ops_only(ops), causation=causation).event_ids[-1]
 
     # -- runs (REFERENCE §4.4) -------------------------------------------------

@@ -333,7 +333,7 @@ def snapshot(at: str | None, repo: str | None, as_json: bool) -> int:
 @REPO
 @JSON
 def repair(repo: str | None, as_json: bool) -> int:
-    """Remove a torn (unterminated, unparseable) last line of the log, with a backup."""
+    """Remove what a crash left of a batch (log, facts, journal), with a backup."""
     from git_gasp.repairing import repair_log
 
     done = repair_log(_root(repo))

@@ -240,6 +240,20 @@ def scrubbed_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
+def committed_size(root: str, rel: str) -> int:
+    """The size of ``rel`` (relative to the work tree's ``root``) in HEAD; 0
+    when it is not committed or there is no repository."""
+    try:
+        info = repo_info(root)
+        tip = head(root)
+        if tip is None:
+            return 0
+        blob = blobs_at(root, [f"{tip}:{info.prefix}{rel}"])[0]
+    except GitError:
+        return 0
+    return blob.size if blob is not None else 0
+
+
 def safe_env() -> dict[str, str]:
     """The environment for a safe clone: :func:`scrubbed_env`, plus what keeps
     git from prompting or smudging LFS objects."""

@@ -6,7 +6,7 @@ import json
 import os
 import tomllib
 
-from git_gasp import store, validate
+from git_gasp import gitrepo, store, validate
 from git_gasp.agent import Agent, new_id
 from git_gasp.core.fold import fold
 from git_gasp.core.log import describe_error, parse_log
@@ -90,22 +90,46 @@ def add_fact(
 
 
 def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, task: str) -> str:
-    """Append the run's entry once (a retried close does not add a second)."""
+    """Append the run's entry once, in one write. A retried close does not add
+    a second; it completes one a crash cut short (uncommitted bytes only)."""
     path = os.path.join(agent.root, JOURNAL_PATH)
     header = f"## Run {run_id}:".encode()
-    try:
-        with open(path, "rb") as fh:
-            existing = fh.read()
-    except FileNotFoundError:
-        existing = b""
-    if existing.startswith(header) or b"\n" + header in existing or b"\r" + header in existing:
-        return JOURNAL_PATH  # a line starts with it: a retried close
     entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.run_events(run_id))
+    data = entry.encode("utf-8")
     with store.locked(path) as journal:
-        if journal.size() == 0:
-            journal.write(b"# Journal\n\n")
-        journal.write(entry.encode("utf-8"))
+        existing = journal.read_from(0)
+        if existing.endswith(data):
+            return JOURNAL_PATH  # a retried close: written already
+        cut = _cut_short(existing, data)
+        if cut is not None:
+            if cut < gitrepo.committed_size(agent.root, JOURNAL_PATH):
+                return JOURNAL_PATH  # a commit holds the cut entry: append-only
+            journal.truncate(cut)  # the entry a crash cut short: written again whole
+        elif _line_start(existing, header) is not None:
+            return JOURNAL_PATH  # another text under this run's heading: left alone
+        journal.write(data if journal.size() else b"# Journal\n\n" + data)
     return JOURNAL_PATH
+
+
+def _cut_short(existing: bytes, data: bytes) -> int | None:
+    """Where the first part of ``data`` that ends ``existing`` starts (a write
+    of it a crash cut short), at the start of a line; None if there is none."""
+    at = max(0, len(existing) - len(data) + 1)
+    while at < len(existing):
+        if (at == 0 or existing[at - 1] == 0x0A) and data.startswith(existing[at:]):
+            return at
+        at = existing.find(b"\n", at) + 1
+        if at == 0:
+            return None
+    return None
+
+
+def _line_start(data: bytes, prefix: bytes) -> int | None:
+    """Where the last line starting with ``prefix`` starts, if any."""
+    at = data.rfind(b"\n" + prefix)
+    if at >= 0:
+        return at + 1
+    return 0 if data.startswith(prefix) else None
 
 
 def snapshot_every(root: str) -> int:

@@ -1,18 +1,27 @@
-"""``git gasp repair``: recover the log's tail after a crash mid-append."""
+"""``git gasp repair``: recover the append-only files' tails after a crash.
+
+The event log, the facts and the journal are appended to in whole batches; a
+crash mid-append (a killed process, a power cut) can leave the first part of
+one. Repair removes exactly that part, keeping a backup, and never touches
+bytes a commit holds.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 
 from git_gasp import gitrepo, store
+from git_gasp.core.checks import PAIRED_KINDS
 from git_gasp.core.event import EventError, parse_event
 from git_gasp.errors import GaspError
+from git_gasp.projecting import FACTS_PATH, JOURNAL_PATH
 from git_gasp.worktree import EVENTS_PATH
 
 
 def repair_log(root: str) -> str:
-    """Remove an unterminated, unparseable last line (backed up under the git
-    directory); terminate a complete one; never touch committed bytes."""
+    """Repair the log, then the facts and the journal; what was done, one line
+    per file that needed it (or that nothing did)."""
     path = os.path.join(root, EVENTS_PATH)
     if not os.path.isfile(path):
         raise GaspError(f"{EVENTS_PATH}: no log here", "run it in an agent repository")
@@ -20,37 +29,59 @@ def repair_log(root: str) -> str:
         info = gitrepo.repo_info(root)
     except gitrepo.GitError:
         raise GaspError(f"{root}: not a git repository", "repair needs the committed log") from None
-    committed = 0
-    tip = gitrepo.head(root)
-    if tip is not None:
-        blob = gitrepo.blobs_at(root, [f"{tip}:{info.prefix}{EVENTS_PATH}"])[0]
-        committed = blob.size if blob is not None else 0
-    with open(path, "rb") as fh:
-        data = fh.read()
+    backups = os.path.join(info.common_dir, "gasp", "repair")
+    done = []
+    for rel, judge in (
+        (EVENTS_PATH, _log_tail),
+        (FACTS_PATH, _facts_tail),
+        (JOURNAL_PATH, _journal_tail),
+    ):
+        file = os.path.join(root, *rel.split("/"))
+        if not os.path.isfile(file):
+            continue
+        with open(file, "rb") as fh:
+            data = fh.read()
+        committed = gitrepo.committed_size(root, rel)
+        parses, orphan = judge(data, committed)
+        result = store.repair(file, backups, committed, parses, orphan)
+        if not result.startswith("nothing to repair"):
+            done.append(result if rel == EVENTS_PATH else f"{rel}: {result}")
+    return "; ".join(done) or "nothing to repair: every append-only file ends with a whole batch"
+
+
+def _log_tail(data: bytes, committed: int) -> tuple[bool, int]:
+    """Whether the torn tail is a whole event (then only its newline is
+    missing), and the length of the complete line before it that belongs to
+    its batch: a domain event whose ops pair was cut short. With no torn
+    tail, such an event at the end, uncommitted, is the batch's first half."""
     tail = store.torn_tail(data)
     try:
-        # a complete line that is the first half of a batch (a domain event
-        # whose pair was never written) is removed, not just terminated
+        # a complete line that is the first half of a batch is removed, not terminated
         parses = bool(tail) and parse_event(tail.decode("utf-8")).kind not in _PAIRED_IN_BATCH
     except (EventError, UnicodeDecodeError):
         parses = False
-    backups = os.path.join(info.common_dir, "gasp", "repair")
-    orphan = _orphan(data[: len(data) - len(tail)]) if tail else 0
-    return store.repair(path, backups, committed, parses, orphan)
+    body = data[: len(data) - len(tail)]
+    orphan = _orphan(body)
+    if not tail and len(data) - orphan < committed:
+        orphan = 0  # committed: not a crash's
+    return parses, orphan
 
 
 # Domain events git-gasp (and the runtime's helpers) write in one batch with
 # their ops pair; left alone at the end of the log, the pair was torn.
 _PAIRED_IN_BATCH = frozenset(
-    "goal.created task.created observation.created failure.observed hypothesis.created "
-    "patch.proposed eval.finished decision.created frame.created goal.status_changed "
-    "task.status_changed patch.status_changed run.finished model.called tool.called "
-    "project.snapshot_recorded artifact.attached".split()
+    [
+        *PAIRED_KINDS,
+        *"goal.status_changed task.status_changed patch.status_changed run.finished "
+        "model.called tool.called project.snapshot_recorded artifact.attached".split(),
+    ]
 )
 
 
 def _orphan(body: bytes) -> int:
     """Length of the last complete line if it is a domain event whose pair is missing."""
+    if not body:
+        return 0
     start = body.rfind(b"\n", 0, len(body) - 1) + 1
     line = body[start:]
     try:
@@ -58,3 +89,29 @@ def _orphan(body: bytes) -> int:
     except (EventError, UnicodeDecodeError):
         return 0
     return len(line) if event.kind in _PAIRED_IN_BATCH else 0
+
+
+def _facts_tail(data: bytes, committed: int) -> tuple[bool, int]:
+    """A fact is one line: a torn tail that is a whole JSON object only lacks its newline."""
+    tail = store.torn_tail(data)
+    try:
+        return bool(tail) and isinstance(json.loads(tail), dict), 0
+    except ValueError:
+        return False, 0
+
+
+def _journal_tail(data: bytes, committed: int) -> tuple[bool, int]:
+    """A journal entry is one batch of lines from its ``## Run`` heading: a
+    torn one goes from that heading on (when no commit holds it)."""
+    tail = store.torn_tail(data)
+    body = data[: len(data) - len(tail)]
+    if not tail or tail.startswith(b"## Run "):
+        return False, 0
+    at = body.rfind(b"\n## Run ")
+    heading = at + 1 if at >= 0 else (0 if body.startswith(b"## Run ") else None)
+    if heading is None or heading < committed:
+        return False, 0
+    return False, len(body) - heading
+
+
+_FILES = ((EVENTS_PATH, _log_tail), (FACTS_PATH, _facts_tail), (JOURNAL_PATH, _journal_tail))

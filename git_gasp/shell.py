@@ -8,6 +8,7 @@ to a file whose path is printed, and the command exits 3.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 import traceback
@@ -78,8 +79,29 @@ def handle_errors() -> Iterator[Result]:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         result.code = OK
+    except OSError as exc:
+        if exc.errno not in _ENVIRONMENT:
+            result.code = _crashed()
+        else:  # the machine's state, not a bug: say which file and what
+            where = f"{exc.filename}: " if exc.filename else ""
+            output.diag(f"error: {where}cannot write: {exc.strerror} (os error {exc.errno})")
+            output.diag(f"hint: {_ENVIRONMENT[exc.errno]}, then run the command again")
+            result.code = USAGE
     except Exception:  # the last line of defence: never a traceback
-        path = _log_crash()
-        output.diag(f"error: unexpected internal error; details written to {path}")
-        output.diag("hint: please report it with that file attached")
-        result.code = UNEXPECTED
+        result.code = _crashed()
+
+
+def _crashed() -> int:
+    path = _log_crash()
+    output.diag(f"error: unexpected internal error; details written to {path}")
+    output.diag("hint: please report it with that file attached")
+    return UNEXPECTED
+
+
+# What a write can meet that is the machine's state, not a bug, with what to do.
+_ENVIRONMENT = {
+    errno.ENOSPC: "free some disk space",
+    errno.EDQUOT: "free some space within your disk quota",
+    errno.EFBIG: "raise the file-size limit (ulimit -f)",
+    errno.EROFS: "make the file system writable",
+}

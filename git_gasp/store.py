@@ -58,19 +58,38 @@ class Appender:
             offset += len(chunk)
         return b"".join(chunks)
 
+    def truncate(self, size: int) -> None:
+        """Cut the file back to ``size`` bytes (uncommitted bytes a crash left)."""
+        os.ftruncate(self.fd, size)
+        os.fsync(self.fd)
+
     def ends_cleanly(self) -> bool:
         size = self.size()
         return size == 0 or os.pread(self.fd, 1, size - 1) == b"\n"
 
     def write(self, data: bytes) -> None:
-        """Append ``data`` (whole lines) durably."""
+        """Append ``data`` (whole lines) durably, or nothing: a write that
+        fails (a full disk, a file-size limit, an interrupt) is cut back off
+        before the error is raised, so no half batch is left behind."""
         if not self.ends_cleanly():
             raise torn_error(self.path)
-        view = memoryview(data)
-        while view:
-            written = os.write(self.fd, view)
-            view = view[written:]
-        os.fsync(self.fd)
+        start = self.size()
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(self.fd, view)
+                view = view[written:]
+            os.fsync(self.fd)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, start)
+                os.fsync(self.fd)
+            if isinstance(exc, OSError):
+                raise GaspError(
+                    f"{self.path}: cannot append: {exc.strerror or exc}; nothing was written",
+                    "free some space (or raise the file-size limit) and retry",
+                ) from None
+            raise
         if self.created:
             _fsync_dir(os.path.dirname(self.path))
             self.created = False
@@ -166,7 +185,7 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool, orphan
     with locked(path) as log:
         data = log.read_from(0)
         tail = torn_tail(data)
-        if not tail:
+        if not tail and not orphan:
             return "nothing to repair: the log ends with a complete line"
         cut = len(data) - len(tail)
         if not parses:
@@ -190,5 +209,10 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool, orphan
             os.fsync(fh.fileno())
         os.ftruncate(log.fd, cut)
         os.fsync(log.fd)
-        what = "a torn last line and the event of its batch" if orphan else "a torn last line"
+        if not torn_tail(data):
+            what = "a last event whose ops pair a crash cut off"
+        elif orphan:
+            what = "a torn last line and the rest of its batch"
+        else:
+            what = "a torn last line"
         return f"removed {what} of {len(tail)} bytes (saved to {backup})"

@@ -45,6 +45,20 @@ def choice(what: str, value: str, allowed: Sequence[str]) -> None:
         raise GaspError(f"{what} must be one of {', '.join(allowed)} (got {value!r})", None, USAGE)
 
 
+def unpaired_tail(last: tuple[str, str] | None, events: Sequence[Event]) -> None:
+    """Refuse to append after a domain event whose ops pair is missing (the
+    first half of a batch a crash cut short), unless ``events`` start with
+    that pair: whatever came next, the log would fail check 7 for good."""
+    if last is None or last[1] not in PAIRED_KINDS:
+        return
+    if events and events[0].kind == OPS_APPLIED and events[0].causation_id == last[0]:
+        return
+    raise RefusedError(
+        f"the log ends with {last[1]} {last[0]} without its state.ops_applied (a batch cut short)",
+        "run `git gasp repair` to remove it if it is not committed",
+    )
+
+
 def batch(
     events: Sequence[Event], folder: Folder, ids: Mapping[str, str], packs: list[Pack]
 ) -> None:

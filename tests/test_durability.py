@@ -474,3 +474,127 @@ def test_the_appender_fsyncs_file_then_directory(
     with store.locked(path) as old:
         old.write(b"three\n")
     assert synced == [(path, 4), (str(folder), synced[1][1]), (path, 8), (path, 14)]
+
+
+# --- (e) a write that fails, a batch cut short, the other append-only files -----------
+
+
+def fsize_limited(limit: int) -> Any:
+    """``preexec_fn`` for a child whose files may not grow past ``limit`` bytes
+    (``ulimit -f``): its writes beyond fail with EFBIG, as on a full disk."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_a_write_that_fails_leaves_nothing_behind(agent_repo: Path) -> None:
+    committed = seed_committed_log(agent_repo)
+    log = agent_repo / EVENTS
+    # room for the domain event's line, not for its ops pair: the batch is cut
+    # inside, and must not stay half written
+    result = subprocess.run(
+        ["git", "gasp", "record", "goal", "--title", "x" * 300],
+        cwd=agent_repo,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        preexec_fn=fsize_limited(len(committed) + 500),
+    )
+    assert result.returncode == 2, result.stderr
+    assert "cannot append: File too large; nothing was written" in result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert log.read_bytes() == committed
+    assert gasp(agent_repo, "record", "goal", "--title", "y").returncode == 0
+
+
+def test_an_unpaired_last_event_is_refused_then_repaired(agent_repo: Path) -> None:
+    committed = seed_committed_log(agent_repo)
+    log = agent_repo / EVENTS
+    with Agent.open(str(agent_repo), worker="crashy") as agent:
+        agent.record_goal("goal_cut", "cut")
+    first_half = log.read_bytes().splitlines(keepends=True)[-2]
+    log.write_bytes(committed + first_half)  # a crash right after the domain event's line
+    refused = gasp(agent_repo, "record", "goal", "--title", "next")
+    assert refused.returncode == 1
+    assert "ends with goal.created" in refused.stderr and "git gasp repair" in refused.stderr
+    assert log.read_bytes() == committed + first_half
+    done = gasp(agent_repo, "repair")
+    assert done.returncode == 0, done.stderr
+    assert "removed a last event whose ops pair a crash cut off" in done.stdout
+    assert log.read_bytes() == committed
+    [backup] = backups(agent_repo)
+    assert backup.read_bytes() == first_half
+    assert gasp(agent_repo, "record", "goal", "--title", "next").returncode == 0
+
+
+def test_repair_leaves_a_committed_unpaired_event_alone(agent_repo: Path) -> None:
+    seed_committed_log(agent_repo)
+    log = agent_repo / EVENTS
+    with Agent.open(str(agent_repo), worker="crashy") as agent:
+        agent.record_goal("goal_cut", "cut")
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:-1]))
+    git(agent_repo, "commit", "-qam", "committed half")
+    before = log.read_bytes()
+    done = gasp(agent_repo, "repair")
+    assert done.returncode == 0 and "nothing to repair" in done.stdout
+    assert log.read_bytes() == before
+
+
+def test_repair_covers_the_facts_and_the_journal(agent_repo: Path) -> None:
+    seed_committed_log(agent_repo)
+    assert gasp(agent_repo, "fact", "add", "kept").returncode == 0
+    facts = agent_repo / "memory" / "facts.jsonl"
+    journal = agent_repo / "journal" / "JOURNAL.md"
+    git(agent_repo, "add", "-A")
+    git(agent_repo, "commit", "-qm", "a fact")
+    kept_facts, kept_journal = facts.read_bytes(), journal.read_bytes()
+    with facts.open("ab") as fh:
+        fh.write(b'{"id":"fact_torn","ts_ms":1,"te')
+    with journal.open("ab") as fh:
+        fh.write(b"## Run run_torn: done\n\n- task: cut sh")
+    refused = gasp(agent_repo, "fact", "add", "more")
+    assert refused.returncode == 1 and "git gasp repair" in refused.stderr
+    done = gasp(agent_repo, "repair", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)["result"]
+    assert "memory/facts.jsonl: removed a torn last line" in result
+    assert "journal/JOURNAL.md: removed a torn last line and the rest of its batch" in result
+    assert facts.read_bytes() == kept_facts and journal.read_bytes() == kept_journal
+    assert gasp(agent_repo, "fact", "add", "more").returncode == 0
+
+
+CLOSE_KILLED_IN_THE_JOURNAL = """
+import os, sys
+from git_gasp import store
+from git_gasp.agent import Agent
+from git_gasp.runs import close_run
+real = store.Appender.write
+def write(self, data):
+    if self.path.endswith("JOURNAL.md"):
+        os.write(self.fd, data[: len(data) // 2])  # half the entry, then killed
+        os._exit(9)
+    real(self, data)
+store.Appender.write = write
+close_run(Agent.open(sys.argv[1], worker="w"), "done")
+"""
+
+
+def test_a_retried_close_completes_a_journal_entry_a_crash_cut_short(agent_repo: Path) -> None:
+    assert (
+        gasp(agent_repo, "run", "start", "--task", "cut the journal", "--worker", "w").returncode
+        == 0
+    )
+    journal = agent_repo / "journal" / "JOURNAL.md"
+    before = journal.read_bytes()
+    killed = python(CLOSE_KILLED_IN_THE_JOURNAL, str(agent_repo))
+    killed.communicate()
+    assert killed.returncode == 9
+    cut = journal.read_bytes()
+    assert len(cut) > len(before) and not cut.endswith(b"\n\n")
+    retried = gasp(agent_repo, "run", "close", "--outcome", "done", "--worker", "w")
+    assert retried.returncode == 0, retried.stderr
+    entry = journal.read_bytes()[len(before) :]
+    assert entry.startswith(b"## Run run_") and entry.count(b"## Run ") == 1
+    assert entry.endswith(b"\n") and cut[len(before) :] in entry
+    assert git(agent_repo, "status", "--porcelain") == ""  # the whole entry is committed
+    assert gasp(agent_repo, "check").returncode == 0

@@ -699,6 +699,7 @@ BAD_INPUT: list[tuple[list[str], int, str]] = [
         "not declared",
     ),
     (["ops", "--json-ops", '[{"Frobnicate":{}}]'], USAGE, "not state ops"),
+    (["ops", "--json-ops", "[]"], USAGE, "no ops to apply"),
     (["link", "a", "serves"], USAGE, "needs TO"),
     (["link", "a", "likes", "b"], FINDINGS, "not declared"),
 ]

@@ -192,7 +192,7 @@ def test_a_hook_refusing_the_boundary_commit_is_one_line_and_the_run_stays_open(
     # a runtime writing behind the API's back, which refuses secrets itself
     started = agent.events()[-2]
     leaked = started._replace(
-        id="event_leak", kind="observation.created", causation_id=started.id,
+        id="event_leak", kind="tool.called", causation_id=started.id,
         payload={"id": "observation_x", "title": "ghp_" + "a1" * 18, "metadata": {}},
     )  # fmt: skip
     with open(repo / "state" / "events.jsonl", "a", encoding="utf-8") as fh:
