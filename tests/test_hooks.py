@@ -238,6 +238,11 @@ def skill(repo: Path, name: str, description: str = "Retry flaky steps.") -> Non
     (repo / "skills" / name / "SKILL.md").write_text(text)
 
 
+def surrogate_fact(repo: Path) -> None:
+    line = '{"id":"fact_\\ud800","ts_ms":1,"text":"x","derived_from":[],"supersedes":null}\n'
+    append(repo, "memory/facts.jsonl", line)
+
+
 def two_skills(repo: Path) -> None:
     skill(repo, "retry")
     skill(repo, "backoff")
@@ -265,6 +270,7 @@ CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
     ("bad snapshot", bad_snapshot, "integrity hash mismatch"),
     ("lease committed", lease_file, ".agent/lease: [control-plane]"),
     ("secret", secret, "[secret]"),
+    ("fact with a lone surrogate", surrogate_fact, "[facts] not a fact in the GASP envelope"),
     ("two skills", two_skills, "[skill] 2 skills change in one commit (backoff, retry)"),
     ("skill without description", bad_skill, "missing required field `description`"),
     ("invalid UTF-8", invalid_utf8, "not valid UTF-8"),

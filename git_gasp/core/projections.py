@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from git_gasp.core.event import Event
 from git_gasp.core.graph import Graph, graph_to_value
-from git_gasp.core.jsonvalue import loads_canonical
+from git_gasp.core.jsonvalue import JsonError, loads, loads_canonical
 from git_gasp.core.log import physical_line_count, physical_prefix
 
 # -- facts (REFERENCE §9.5) -------------------------------------------------------
@@ -49,8 +49,8 @@ def _fact(line: str) -> Fact | None:
     data = loads_canonical(line.encode("utf-8", "surrogatepass"))  # the lines git-gasp writes
     if data is None:
         try:
-            data = json.loads(line)
-        except (ValueError, RecursionError):
+            data = loads(line)  # as strict as the log's: no lone surrogates, NaN or depth bombs
+        except JsonError:
             return None
     if not isinstance(data, dict):
         return None
