@@ -37,6 +37,7 @@ from git_gasp.core.change import (
 from git_gasp.core.event import Event
 from git_gasp.core.locations import DEFAULT_LOCATIONS
 from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.output import visible
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 _NOTE_PATH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -64,7 +65,7 @@ def report(findings: Sequence[Judged], out: TextIO, ref: str | None = None) -> N
         prefix = f"{ref} " if ref else ""
         if judged.step:
             prefix += f"{judged.step[:7]} "
-        out.write(lead + _line(judged.finding, prefix) + "\n")
+        out.write(visible(lead + _line(judged.finding, prefix)) + "\n")
 
 
 def _done(findings: Sequence[Judged], what: str) -> None:
@@ -274,7 +275,8 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
     requested = any(o.startswith("gasp.bypass=") for o in push_options(env))
     reason = bypass_reason(repo, env)
     if reason is not None and _audit(repo, env, reason, updates, "requested"):
-        out.write(f"gasp: bypass by {pusher(env)} ({reason}): violations above not enforced\n")
+        line = f"gasp: bypass by {pusher(env)} ({reason}): violations above not enforced"
+        out.write(visible(line) + "\n")
         return
     if requested:
         why = (

@@ -42,6 +42,7 @@ from git_gasp import gitrepo, notesync, sessionnotes
 from git_gasp.core.notes import NoteRecord, format_note, merge_notes
 from git_gasp.core.trailers import Trailer, sessions_of
 from git_gasp.errors import GaspError
+from git_gasp.output import visible
 
 NOTES_REF = sessionnotes.NOTES_REF
 _OID = r"(?:[0-9a-f]{40}|[0-9a-f]{64})"
@@ -87,7 +88,7 @@ def rewrite_pairs(lines: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def _warn(err: TextIO, what: str) -> None:
-    err.write(f"gasp: warning: {what}\n")
+    err.write(visible(f"gasp: warning: {what}") + "\n")
     err.flush()
 
 
@@ -172,7 +173,7 @@ def _post_commit(repo: str, err: TextIO) -> None:
 def _say(err: TextIO, line: str) -> None:
     """One line on stderr; a closed or full stderr must not fail the push."""
     try:
-        err.write(line + "\n")
+        err.write(visible(line) + "\n")
         err.flush()
     except (OSError, ValueError):
         pass

@@ -1,23 +1,61 @@
-"""All printing: data to stdout, diagnostics to stderr."""
+"""All printing: data to stdout, diagnostics to stderr.
+
+A repository can be hostile, and what it holds reaches the terminal through
+ids, titles, commit subjects and error messages. So no control character
+(but newline and tab) is written as itself: an escape sequence could redraw
+the screen or set the window title, a carriage return could overwrite a
+line. Each is shown escaped (``\\x1b``, ``\\r``), as is a lone surrogate,
+which cannot be encoded at all. JSON output escapes them as ``\\uXXXX`` and
+never writes ``NaN``: it stays valid JSON with the same values.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import sys
 from typing import Any
+
+# C0 but tab and newline, DEL, C1, lone surrogates, the Unicode line separators
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every unsafe character written as its escape."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def data(text: str) -> None:
     """Write command output (stdout)."""
+    text = visible(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
 def data_json(value: Any) -> None:
     """Write a JSON document (stdout), indented, non-ASCII kept."""
-    data(json.dumps(value, indent=2, ensure_ascii=False))
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # a NaN or an infinity from a TOML file: written as a string
+        text = json.dumps(_finite(value), indent=2, ensure_ascii=False)
+    # inside JSON these occur only in strings, where \uXXXX means the same
+    sys.stdout.write(_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def diag(text: str) -> None:
     """Write a diagnostic (stderr)."""
+    text = visible(text)
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
     sys.stderr.flush()

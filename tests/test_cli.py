@@ -172,6 +172,24 @@ def test_internal_error_exits_3_with_a_crash_log(
     assert "synthetic failure" in crash.read_text()
 
 
+def test_a_full_disk_is_one_line_not_an_internal_error(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os
+
+    def full(*args: object, **kwargs: object) -> object:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "snapshots/x/graph.json")
+
+    monkeypatch.setattr("git_gasp.checking.run_all", full)
+    code, _, err = run(capsys, "check", str(fixture_repo))
+    assert code == 2
+    assert err.splitlines() == [
+        "error: snapshots/x/graph.json: cannot write: No space left on device (os error 28)",
+        "hint: free some disk space, then run the command again",
+    ]
+
+
 def test_python_dash_m_and_the_git_subcommand(fixture_repo: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "git_gasp", "check", str(fixture_repo)],
@@ -281,3 +299,23 @@ def test_restore_checks_its_context_path_before_cloning(
     code, _, err = run(capsys, "restore", str(template), str(dest), "--context", str(missing))
     assert code == 2 and "no such directory" in err
     assert not dest.exists()  # nothing cloned
+
+
+def test_control_characters_never_reach_the_terminal(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from git_gasp import output
+
+    assert output.visible("a\x1b[2Jb\rc\td\ne\x9b\ud800") == "a\\x1b[2Jb\\rc\td\ne\\x9b\\ud800"
+    output.data_json({"t": "\x1b]0;owned\x07\x9b\ud800", "x": float("nan")})
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x9b" not in out and "NaN" not in out
+    assert json.loads(out) == {"t": "\x1b]0;owned\x07\x9b\ud800", "x": "nan"}
+    # a hostile commit subject, through `runs` (a run's Outcome trailer)
+    git(fixture_repo, "commit", "-q", "--allow-empty", "-m",
+        "x\n\nRun-Id: run_1\nGoal: g\nOutcome: \x1b[2Jpwned")  # fmt: skip
+    code, out, err = run(capsys, "runs", "-C", str(fixture_repo))
+    assert code == 0, err
+    assert "\x1b" not in out and "\\x1b[2Jpwned" in out
