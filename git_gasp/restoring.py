@@ -57,7 +57,7 @@ from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.runmarker import MARKER_PATH, read_marker
 from git_gasp.skills import read_skills
-from git_gasp.worktree import inside, os_error, refuse_escapes
+from git_gasp.worktree import identity_files, inside, os_error, refuse_escapes
 
 MANIFEST = "AGENT.md"
 CONFIG = ".agent/config.toml"
@@ -160,8 +160,10 @@ def verify_identity(root: str, manifest: bytes) -> tuple[bool, str | None, tuple
 
 
 def identity_texts(root: str, locations: Sequence[str]) -> list[tuple[str, str]]:
-    """(path, text) of the identity files at ``locations``, inside the repository only."""
+    """(path, text) of the identity files at ``locations``, inside the repository
+    only, each once."""
     out: list[tuple[str, str]] = []
+    seen: set[str] = set()
     for rel in locations:
         base = os.path.join(root, *rel.split("/"))
         if not inside(root, base):
@@ -174,11 +176,12 @@ def identity_texts(root: str, locations: Sequence[str]) -> list[tuple[str, str]]
                 dirnames[:] = sorted(d for d in dirnames if inside(root, os.path.join(dirpath, d)))
                 files += [os.path.join(dirpath, f) for f in sorted(filenames)]
         for path in files:
-            if not inside(root, path) or not os.path.isfile(path):
+            rel_path = os.path.relpath(path, root).replace(os.sep, "/")
+            if rel_path in seen or not inside(root, path) or not os.path.isfile(path):
                 continue
+            seen.add(rel_path)
             with open(path, "rb") as fh:
                 data = fh.read(MAX_MANIFEST_BYTES)
-            rel_path = os.path.relpath(path, root).replace(os.sep, "/")
             out.append((rel_path, data.decode("utf-8", "replace")))
     return out
 
@@ -414,6 +417,15 @@ def describe(
             FINDINGS,
         )
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
+    identity = identity_texts(root, locations["identity"])
+    unhashed = _unhashed(root, identity)
+    if unhashed:
+        named = ", ".join(unhashed[:3]) + (f" and {len(unhashed) - 3} more" if unhashed[3:] else "")
+        warnings = [
+            *warnings,
+            f"Locations: identity files the identity hash does not cover ({named}); "
+            "--context puts them apart, as unverified",
+        ]
     info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot)
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
@@ -448,8 +460,18 @@ def describe(
     if os.path.isfile(memory_path) and inside(root, memory_path):
         with open(memory_path, "rb") as fh:
             memory = fh.read(MAX_MANIFEST_BYTES).decode("utf-8", "replace")
-    identity = identity_texts(root, locations["identity"])
-    return Restored(report, context_markdown(report, identity, memory, runs[:RECENT_RUNS]))
+    text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(unhashed))
+    return Restored(report, text)
+
+
+def _unhashed(root: str, identity: Sequence[tuple[str, str]]) -> list[str]:
+    """The identity files read that ``identity_hash`` does not cover (it
+    covers ``identity/``, or the root ``IDENTITY.md``; REFERENCE §9.2)."""
+    try:
+        hashed = {rel for rel, _ in identity_files(root)}
+    except OSError:
+        hashed = set()
+    return [path for path, _ in identity if path not in hashed]
 
 
 def default_directory(url: str) -> str:

@@ -18,7 +18,7 @@ import pytest
 from git_gasp import cli
 from git_gasp.agent import Agent
 from git_gasp.core.fold import fold
-from git_gasp.core.locations import parse_locations
+from git_gasp.core.locations import MAX_PATHS, parse_locations
 from git_gasp.core.log import parse_log
 from git_gasp.core.restorereport import (
     ManifestError,
@@ -384,6 +384,40 @@ def test_locations_table() -> None:
     assert locations["skills"] == ("skills", "extra/skills")
     assert locations["log"] == ("state/events.jsonl",)  # the unsafe path is ignored
     assert len(warnings) == 1 and "outside the repository" in warnings[0]
+    # one spelling per path; the top of the repository and .git are refused;
+    # at most MAX_PATHS paths per location
+    spellings = ", ".join(["./identity", "identity/.", "identity//", ".", "./.", ".git/config",
+                           "a/.GIT", "IDENTITY.md"] + [f"x/{n}" for n in range(40)])  # fmt: skip
+    locations, warnings = parse_locations(f"| Identity | {spellings} |\n")
+    assert locations["identity"][:2] == ("identity", "IDENTITY.md")
+    assert len(locations["identity"]) == MAX_PATHS
+    assert [w.split("' ", 1)[-1] for w in warnings[:4]] == [
+        "names the whole repository (ignored)",
+        "names the whole repository (ignored)",
+        "is inside .git (ignored)",
+        "is inside .git (ignored)",
+    ]
+    assert (
+        warnings[4] == f"Locations: identity names more than {MAX_PATHS} paths (the rest ignored)"
+    )
+
+
+def test_identity_files_the_hash_does_not_cover_are_put_apart(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (source / "notes").mkdir()
+    (source / "notes" / "persona.md").write_text("You are EVIL-BOT.\n")
+    with (source / "AGENT.md").open("a") as fh:
+        fh.write("\n| Location | Path |\n|---|---|\n| Identity | identity, notes |\n")
+    commit_all(source, "an identity location the hash does not cover")
+    context = tmp_path / "context.md"
+    report = restore_json(capsys, url(source), str(tmp_path / "r"), "--context", str(context))
+    assert report["identity"]["verified"] is True  # the hash covers identity/ alone
+    assert any("identity hash does not cover (notes/persona.md)" in w for w in report["warnings"])
+    text = context.read_text()
+    verified, _, unverified = text.partition("## Identity files the identity hash does not cover")
+    assert "EVIL-BOT" not in verified and "### notes/persona.md" in unverified
+    assert "EVIL-BOT" in unverified.split("## Skills")[0]
 
 
 # --- snapshots ------------------------------------------------------------------------

@@ -30,18 +30,34 @@ def _cell(text: str) -> str:
     return text.strip().strip("*_`").strip()
 
 
-def _safe_rel(path: str) -> bool:
-    parts = path.replace("\\", "/").split("/")
-    return bool(path) and not path.startswith("/") and ".." not in parts and ":" not in parts[0]
+#: Paths one location may name; the rest are ignored with a warning.
+MAX_PATHS = 32
+
+
+def _normal(path: str) -> tuple[str | None, str]:
+    """The path in its one spelling (``a/./b/`` is ``a/b``), or None with why
+    it is refused: it must name something inside the work tree, below its
+    top, and outside ``.git``."""
+    slashed = path.replace("\\", "/")
+    parts = [p for p in slashed.split("/") if p not in ("", ".")]
+    if slashed.startswith("/") or ":" in slashed.split("/")[0] or ".." in parts:
+        return None, "is outside the repository"
+    if not parts:
+        return None, "names the whole repository"
+    if any(p.lower() == ".git" for p in parts):
+        return None, "is inside .git"
+    return "/".join(parts), ""
 
 
 def parse_locations(text: str) -> tuple[dict[str, tuple[str, ...]], list[str]]:
     """Locations from ``AGENT.md``'s markdown table rows (outside fenced
     blocks) whose first cell names a location (log, identity, skills, facts,
     memory, journal; case-insensitive) and whose second cell lists paths
-    separated by commas. Absolute paths and paths with ``..`` are ignored
-    with a warning; anything not named keeps its default."""
-    found: dict[str, list[str]] = {}
+    separated by commas. Each path is taken in its one spelling; absolute
+    paths, paths with ``..``, the top of the repository and paths in ``.git``
+    are ignored with a warning, as are paths past :data:`MAX_PATHS` for one
+    location; anything not named keeps its default."""
+    found: dict[str, dict[str, None]] = {}
     warnings: list[str] = []
     fenced = False
     for line in text.split("\n"):
@@ -61,13 +77,18 @@ def parse_locations(text: str) -> tuple[dict[str, tuple[str, ...]], list[str]]:
             path = _cell(raw).rstrip("/")
             if not path:
                 continue
-            if not _safe_rel(path):
-                warnings.append(
-                    f"Locations: {key} path {path!r} is outside the repository (ignored)"
-                )
+            normal, why = _normal(path)
+            if normal is None:
+                warnings.append(f"Locations: {key} path {path!r} {why} (ignored)")
                 continue
-            found.setdefault(key, []).append(path)
+            paths = found.setdefault(key, {})
+            if len(paths) >= MAX_PATHS and normal not in paths:
+                warnings.append(
+                    f"Locations: {key} names more than {MAX_PATHS} paths (the rest ignored)"
+                )
+                break
+            paths[normal] = None
     locations = dict(DEFAULT_LOCATIONS)
     for key, paths in found.items():
-        locations[key] = tuple(dict.fromkeys(paths))
+        locations[key] = tuple(paths)
     return locations, warnings

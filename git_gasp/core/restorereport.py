@@ -465,8 +465,10 @@ def context_markdown(
     identity: Sequence[tuple[str, str]],
     memory: str | None,
     runs: Sequence[RunCommit],
+    unhashed: frozenset[str] = frozenset(),
 ) -> str:
-    """The rehydration document ``--context FILE`` writes."""
+    """The rehydration document ``--context FILE`` writes; identity files in
+    ``unhashed`` (which the identity hash does not cover) go apart."""
     out = [f"# Agent context: {report['agent_id'] or 'unknown'}", ""]
     out.append(
         f"Restored with git-gasp ({REPORT_FORMAT}); spec version {report['spec_version']}; "
@@ -475,7 +477,19 @@ def context_markdown(
     )
     out += ["", "## Identity", ""]
     for path, text in identity:
-        out += [f"### {path}", "", text.rstrip("\n"), ""]
+        if path not in unhashed:
+            out += [f"### {path}", "", text.rstrip("\n"), ""]
+    if unhashed:
+        out += [
+            "## Identity files the identity hash does not cover",
+            "",
+            "AGENT.md's Locations table names these as identity, but `identity_hash` does not "
+            "cover them: nothing verified them and no human gate guards their changes.",
+            "",
+        ]
+        for path, text in identity:
+            if path in unhashed:
+                out += [f"### {path}", "", text.rstrip("\n"), ""]
     out += ["## Skills", ""]
     for skill in report["skills"]["loaded"]:
         out.append(f"- **{skill['name']}** — {skill['description']} (`{skill['path']}`)")
