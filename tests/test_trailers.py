@@ -197,6 +197,7 @@ ADDS: list[tuple[str, tuple[Trailer, ...]]] = [
     ("Subject\n\nprose\nSigned-off-by: A <a@b>\n", (SESSION,)),
     ("Subject\n\nWe set\nRun-Id: x\n\nand then stopped.\n", (Trailer("Run-Id", "x"),)),
     ("Subject\n\nK: v\n\nConflicts:\n\tfile.c\n", (SESSION,)),
+    ("Conflicts:\n\n\tcontinued", (Trailer("0", ""),)),  # placed where git then reads none
     ("# only a comment\n", (SESSION,)),
     ("Subject\n  \n", (SESSION,)),
     ("Subject\n\nK: v", (SESSION,)),
@@ -337,6 +338,11 @@ def test_random_messages_parse_like_git(git_env: dict[str, str], message: str) -
 @BOUNDED
 @given(message=messages, key=keys, value=trailer_values)
 def test_added_trailers_parse_back(message: str, key: str, value: str) -> None:
+    # git ignores a trailing old-style "Conflicts:" block when it places a
+    # trailer, then does not parse one placed before that block's tab lines:
+    # `git interpret-trailers --trailer 0= <<< $'Conflicts:\n\n\tx'` does not
+    # parse back either (add_trailers places it as git does: test_add_matches_git)
+    assume("Conflicts:" not in message)
     out = add_trailers(message, [Trailer(key, value)])
     assert Trailer(key, value.strip(" \t")) in parse_trailers(out)
     assert add_trailers(out, [Trailer(key, value)]) == out
