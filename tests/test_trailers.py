@@ -197,7 +197,7 @@ ADDS: list[tuple[str, tuple[Trailer, ...]]] = [
     ("Subject\n\nprose\nSigned-off-by: A <a@b>\n", (SESSION,)),
     ("Subject\n\nWe set\nRun-Id: x\n\nand then stopped.\n", (Trailer("Run-Id", "x"),)),
     ("Subject\n\nK: v\n\nConflicts:\n\tfile.c\n", (SESSION,)),
-    ("Conflicts:\n\n\tcontinued", (Trailer("0", ""),)),  # placed where git then reads none
+    ("Conflicts:\n\n\tcontinued\n", (Trailer("0", ""),)),  # placed where git then reads none
     ("# only a comment\n", (SESSION,)),
     ("Subject\n  \n", (SESSION,)),
     ("Subject\n\nK: v", (SESSION,)),
