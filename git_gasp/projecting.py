@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 
 from git_gasp import gitrepo, store, validate
 from git_gasp.agent import Agent, new_id
@@ -20,6 +19,7 @@ from git_gasp.core.projections import (
     parse_facts,
     snapshot_record,
 )
+from git_gasp.core.restorereport import parse_toml
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.lease import now_ms
@@ -136,11 +136,13 @@ def snapshot_every(root: str) -> int:
     """``[gasp] snapshot_every`` in ``.agent/config.toml`` (events; 0 = never)."""
     try:
         with open(os.path.join(root, CONFIG_PATH), "rb") as fh:
-            value = tomllib.load(fh).get("gasp", {}).get("snapshot_every", DEFAULT_SNAPSHOT_EVERY)
+            config = parse_toml(fh.read().decode("utf-8"))
     except FileNotFoundError:
         return DEFAULT_SNAPSHOT_EVERY
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise GaspError(f"{CONFIG_PATH}: cannot read: {exc}") from None
+    table = config.get("gasp", {})
+    value = table.get("snapshot_every", DEFAULT_SNAPSHOT_EVERY) if isinstance(table, dict) else None
     if type(value) is not int or value < 0:
         raise GaspError(f"{CONFIG_PATH}: [gasp] snapshot_every must be a whole number", None, USAGE)
     return value

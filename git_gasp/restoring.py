@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tomllib
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -48,6 +47,7 @@ from git_gasp.core.restorereport import (
     build_report,
     context_markdown,
     parse_manifest,
+    parse_toml,
     set_executor_values,
 )
 from git_gasp.core.resume import ResumedRun, resumed_run, resumed_run_seeded
@@ -106,8 +106,8 @@ def read_config(root: str) -> dict[str, Any]:
     if data is None:
         return {}
     try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return parse_toml(data.decode("utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError is one
         raise GaspError(f"{CONFIG}: not valid TOML: {exc}", None, USAGE) from None
 
 
@@ -119,7 +119,7 @@ def rebind_executor(root: str, values: dict[str, str]) -> list[str]:
     try:
         text = data.decode("utf-8")
         updated = set_executor_values(text, values)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as exc:
+    except ValueError as exc:  # UnicodeDecodeError is one
         raise GaspError(
             f"{CONFIG}: cannot rewrite the executor binding: {exc}",
             f"edit {CONFIG} by hand",

@@ -522,3 +522,41 @@ def test_prefix_span_counts_lines_and_events() -> None:
     assert prefix_span(blank, 6) is None
     assert physical_prefix(blank, 2) == b'{"a":1}\n\n'
     assert physical_prefix(blank, 9) == blank
+
+
+HOSTILE_VALUES = [
+    ("AGENT.md", "spec_version: 1", "spec_version: .inf", "declares spec_version inf"),
+    ("AGENT.md", "spec_version: 1", "spec_version: .nan", "declares spec_version nan"),
+    ("AGENT.md", "spec_version: 1", "spec_version: 0x" + "f" * 4000, "a number too long to show"),
+    (".agent/config.toml", "[executor]", "x = 0x" + "f" * 4000 + "\n[executor]", "64-bit range"),
+    (".agent/config.toml", "[executor]", "x = " + "9" * 5000 + "\n[executor]", "64-bit range"),
+    (
+        ".agent/config.toml",
+        "[executor]",
+        "x = " + "[" * 3000 + "]" * 3000 + "\n[executor]",
+        "nested too deeply",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "message"), HOSTILE_VALUES, ids=range(6))
+def test_hostile_values_are_one_line_errors(
+    source: Path, capsys: pytest.CaptureFixture[str], rel: str, old: str, new: str, message: str
+) -> None:
+    path = source / rel
+    path.write_text(path.read_text().replace(old, new, 1))
+    code, _, err = main(capsys, "status", "-C", str(source))
+    assert code == 2 and message in err.splitlines()[0], err
+
+
+@pytest.mark.parametrize("version", ['"abc"', "null", "15.5", "-1", "18446744073709551616"])
+def test_a_snapshot_graph_of_the_wrong_shape_is_not_used(
+    source: Path, capsys: pytest.CaptureFixture[str], version: str
+) -> None:
+    snapshot = source / write_snapshot(str(source))
+    text = snapshot.read_text()
+    snapshot.write_text(text.replace('"version":8', f'"version":{version}', 1))
+    code, out, err = main(capsys, "status", "-C", str(source))
+    assert code == 0, err
+    assert "(no snapshot seeded the fold)" in out and "snapshot unused: " in out
+    assert "version 8" in out  # the full fold's

@@ -134,16 +134,28 @@ _artifact_fields = itemgetter("kind", "uri", "hash", "summary", "metadata")
 
 
 def trusted_graph(value: Any) -> Graph:
-    """:func:`parse_graph` for a graph already verified by this clone (a seed):
-    the same values, built without re-checking every field."""
+    """:func:`parse_graph` for a seed's graph, built fast: every node and
+    relation is taken by its fields at once, and only the types the fold and
+    the reports rely on are checked (ids, kinds, flags, the version); a
+    graph of another shape is a :class:`GraphError`, never a wrong value."""
     try:
         nodes = {}
         for key, n in value["nodes"].items():
             node_id, kind, props, stale, tombstoned, artifacts = _node_fields(n)
+            if not (type(node_id) is str and type(kind) is str and type(key) is str):
+                raise TypeError(f"node {key!r}: id and kind must be strings")
+            if type(stale) is not bool or type(tombstoned) is not bool:
+                raise TypeError(f"node {key}: stale and tombstoned must be booleans")
             artifacts = _trusted_artifacts(artifacts) if artifacts else ()
             nodes[key] = _new(Node, (node_id, kind, props, stale, tombstoned, artifacts))
         relations = tuple([_new(Relation, _relation_fields(r)) for r in value["relations"]])
-        return Graph(nodes, relations, value["version"])
+        for r in relations:
+            if not (type(r[0]) is str and type(r[1]) is str and type(r[2]) is str):
+                raise TypeError("a relation's from, rel and to must be strings")
+        version = value["version"]
+        if type(version) is not int or not 0 <= version < 2**64:
+            raise TypeError("version must be a u64")
+        return Graph(nodes, relations, version)
     except (KeyError, TypeError, AttributeError, OpsError) as exc:
         raise GraphError(f"snapshot graph changed shape: {exc}") from None
 

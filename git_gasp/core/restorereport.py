@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -54,13 +55,21 @@ class Manifest(NamedTuple):
 def _major(value: object) -> int | None:
     if type(value) is int:
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
     if isinstance(value, float):
-        return int(value)
+        return int(value) if math.isfinite(value) else None
     if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)*", value.strip()):
         return int(value.strip().split(".")[0])
     return None
+
+
+def _shown(value: object) -> str:
+    """A value from a hostile file, for a one-line message: short, never an
+    error (an integer of thousands of digits has no repr)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "a number too long to show"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def parse_manifest(data: bytes) -> Manifest:
@@ -95,7 +104,7 @@ def parse_manifest(data: bytes) -> Manifest:
     major = _major(spec)
     if major != SUPPORTED_MAJOR:
         raise ManifestError(
-            f"AGENT.md declares spec_version {spec!r}: this git-gasp reads GASP spec "
+            f"AGENT.md declares spec_version {_shown(spec)}: this git-gasp reads GASP spec "
             f"major version {SUPPORTED_MAJOR} only"
         )
     agent_id = value.get("agent_id")
@@ -124,6 +133,33 @@ def toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+_OUT_OF_RANGE = "an integer outside the 64-bit range TOML allows"
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads`` for a file from a repository: any failure (bad
+    syntax, an integer too long to convert, nesting past the stack) is one
+    ``ValueError`` with a short message."""
+    try:
+        value = tomllib.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            raise ValueError(_OUT_OF_RANGE) from None
+        raise ValueError(" ".join(str(exc).split())[:200]) from None
+    stack: list[object] = [value]
+    while stack:  # TOML integers are 64-bit; tomllib takes any size
+        item = stack.pop()
+        if type(item) is int and not -(2**63) <= item < 2**63:
+            raise ValueError(_OUT_OF_RANGE)
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
 def set_executor_values(text: str, values: Mapping[str, str]) -> str:
     """``text`` with each key of ``values`` set under ``[executor]``: only the
     value of an existing line changes (its comment and every other byte stay);
@@ -132,7 +168,7 @@ def set_executor_values(text: str, values: Mapping[str, str]) -> str:
     exactly those values changed."""
     if not values:
         return text
-    before = tomllib.loads(text)
+    before = parse_toml(text)
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.split("\n")
     start = end = None
@@ -169,7 +205,7 @@ def set_executor_values(text: str, values: Mapping[str, str]) -> str:
                 lines.insert(last + 1, f"{key} = {toml_string(value)}{cr}")
                 end += 1
         result = "\n".join(lines)
-    after = tomllib.loads(result)
+    after = parse_toml(result)
     expected = dict(before)
     executor = dict(expected.get("executor", {}))
     executor.update(values)
@@ -387,9 +423,13 @@ def build_report(inputs: RestoreInputs) -> dict[str, Any]:
 def report_text(report: Mapping[str, Any]) -> str:
     """The report for people."""
     fold = report["fold"]
+    trusted = {
+        "integrity record": "its integrity record matches the log; its graph was not compared "
+        "with the log (--verify-snapshot compares it)",
+        "cache": "its graph was compared with the log by this clone",
+    }.get(fold["snapshot_verified_by"], f"verified by {fold['snapshot_verified_by']}")
     seeded = (
-        f" (seeded from snapshot {fold['snapshot']}: {fold['snapshot_events']} events, "
-        f"verified by {fold['snapshot_verified_by']})"
+        f" (seeded from snapshot {fold['snapshot']}: {fold['snapshot_events']} events; {trusted})"
         if fold["seeded"]
         else " (no snapshot seeded the fold)"
     )
@@ -412,6 +452,7 @@ def report_text(report: Mapping[str, Any]) -> str:
         f"{'events folded:':<17}{fold['events']}"
         + (f" (through {fold['at']})" if fold["at"] else "")
         + seeded,
+        *(f"{'snapshot unused:':<17}{note}" for note in fold["snapshot_notes"]),
         f"{'graph:':<17}{graph['nodes']} nodes, {graph['relations']} relations, "
         f"version {graph['version']}",
         f"{'open goals:':<17}"
