@@ -560,3 +560,15 @@ def test_a_snapshot_graph_of_the_wrong_shape_is_not_used(
     assert code == 0, err
     assert "(no snapshot seeded the fold)" in out and "snapshot unused: " in out
     assert "version 8" in out  # the full fold's
+
+
+def test_a_seeds_deeply_nested_prop_is_not_rendered(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot = source / write_snapshot(str(source))
+    deep = "[" * 900 + "]" * 900
+    snapshot.write_text(snapshot.read_text().replace('"status":"Open"', f'"status":{deep}', 1))
+    for argv in (("status",), ("status", "--json")):
+        code, out, err = main(capsys, *argv, "-C", str(source))
+        assert code == 0, err
+    assert "goal_retry" in out and '"status": null' in out

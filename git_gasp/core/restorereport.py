@@ -246,14 +246,21 @@ class RestoreInputs(NamedTuple):
     config_changed: Sequence[str]
 
 
-def _status(props: object) -> object:
-    return props.get("status") if isinstance(props, dict) else None
+# The report shows props as text: a value that is not a string (a hostile
+# one can be nested thousands deep) is shown as None, never rendered.
 
 
-def _title(props: object) -> object:
-    if not isinstance(props, dict):
-        return None
-    return props.get("title") or props.get("task") or props.get("summary")
+def _text(props: object, key: str) -> str | None:
+    value = props.get(key) if isinstance(props, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _status(props: object) -> str | None:
+    return _text(props, "status")
+
+
+def _title(props: object) -> str | None:
+    return _text(props, "title") or _text(props, "task") or _text(props, "summary")
 
 
 def _open_nodes(graph: Graph, kind: str, closed: Sequence[str]) -> list[dict[str, Any]]:
@@ -270,8 +277,7 @@ def _open_nodes(graph: Graph, kind: str, closed: Sequence[str]) -> list[dict[str
 
 def _run_task(graph: Graph, run_id: str) -> object:
     node = graph.nodes.get(run_id)
-    props = node.props if node is not None else None
-    return props.get("task") if isinstance(props, dict) else None
+    return _text(node.props, "task") if node is not None else None
 
 
 def _open_runs(graph: Graph, resumed: ResumedRun | None) -> list[dict[str, Any]]:
@@ -327,9 +333,9 @@ def _track_record(graph: Graph) -> dict[str, Any]:
         items.append(
             {
                 "id": patch.id,
-                "title": props.get("title"),
-                "status": props.get("status"),
-                "references_commit": props.get("references_commit"),
+                "title": _text(props, "title"),
+                "status": _status(props),
+                "references_commit": _text(props, "references_commit"),
                 "advances": [r.to for r in out if r.rel == "advances"],
                 "evals": [
                     {"id": r.to, "status": status_of(r.to)} for r in out if r.rel == "validated_by"
