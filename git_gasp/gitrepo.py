@@ -224,6 +224,7 @@ SAFE_CONFIG = (
     "filter.lfs.process=",
     "filter.lfs.required=false",
     "protocol.ext.allow=never",
+    "protocol.fd.allow=never",
     "submodule.recurse=false",
     "fetch.recurseSubmodules=false",
 )

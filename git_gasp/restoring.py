@@ -61,7 +61,7 @@ from git_gasp.worktree import identity_files, inside, os_error, refuse_escapes
 
 MANIFEST = "AGENT.md"
 CONFIG = ".agent/config.toml"
-MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
+MAX_SNAPSHOT_BYTES = seeding.MAX_SNAPSHOT_BYTES
 RECENT_RUNS = 5
 
 

@@ -23,6 +23,8 @@ from git_gasp.core.jsonvalue import JsonError, fast_loads, loads
 from git_gasp.core.log import gc_paused, prefix_span
 
 CACHE_NAME = "seeds-v1.json"
+#: A snapshot file over this size is never read to seed a fold.
+MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
 G = TypeVar("G")
 
 
@@ -196,8 +198,10 @@ def choose(
     speculate = True
     for count, name, path, sha, event_id in _candidates(root):
         try:
+            if os.path.getsize(path) > MAX_SNAPSHOT_BYTES:
+                continue  # not read at all (the careful path names it)
             with open(path, "rb") as fh:
-                raw = fh.read()
+                raw = fh.read(MAX_SNAPSHOT_BYTES + 1)
         except OSError:
             continue
         digest = hashlib.sha256(raw).hexdigest() if verified else ""

@@ -572,3 +572,19 @@ def test_a_seeds_deeply_nested_prop_is_not_rendered(
         code, out, err = main(capsys, *argv, "-C", str(source))
         assert code == 0, err
     assert "goal_retry" in out and '"status": null' in out
+
+
+def test_a_url_cannot_run_a_command_or_wait_on_a_descriptor(tmp_path: Path) -> None:
+    import sys
+
+    marker = tmp_path / "ran"
+    for url in (f"ext::sh -c touch% {marker}", "fd::3"):
+        result = subprocess.run(
+            [sys.executable, "-m", "git_gasp", "restore", url, str(tmp_path / "r")],
+            capture_output=True,
+            text=True,
+            timeout=60,  # a transport that waits would hang here, not pass
+        )
+        assert result.returncode == 2, result.stderr
+        assert "clone failed: transport" in result.stderr and "not allowed" in result.stderr
+    assert not marker.exists() and not (tmp_path / "r").exists()
