@@ -241,6 +241,23 @@ def scrubbed_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
+def import_problem(python: str, module: str) -> str | None:
+    """Why interpreter ``python`` cannot import ``module`` (it is missing, or
+    the import fails), or None when it can. Not git, but this module is the
+    one place that starts processes."""
+    try:
+        done = subprocess.run(
+            [python, "-c", f"import {module}"], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f"{python} does not run: {why}"
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"it exits {done.returncode}"]
+        return f"{python} cannot import {module}: {lines[-1]}"
+    return None
+
+
 def committed_size(root: str, rel: str) -> int:
     """The size of ``rel`` (relative to the work tree's ``root``) in HEAD; 0
     when it is not committed or there is no repository."""

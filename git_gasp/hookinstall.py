@@ -73,12 +73,14 @@ def shim(hook: str, python: str | None) -> str:
     else:
         run = f'git-gasp hooks run {hook} "$@"'
         missing = 'command -v git-gasp >/dev/null 2>&1 || { fail "git-gasp is not on PATH"; }'
+    after = hook.startswith("post-")  # runs once the change is made: it refuses nothing
+    consequence = "the change itself went through" if after else "fails closed"
     lines = [
         "#!/bin/sh",
         MARKER,
         "# Installed by `git gasp hooks install`; `--uninstall` removes it.",
         "fail() {",
-        f'  echo "gasp: $1; the {hook} hook cannot run (fails closed)." >&2',
+        f'  echo "gasp: $1; the {hook} hook cannot run ({consequence})." >&2',
         '  echo "gasp: hint: reinstall with git gasp hooks install --python /path/to/python" >&2',
         "  exit 1",
         "}",
@@ -119,7 +121,36 @@ def is_ours(path: str) -> bool:
         return False
 
 
+def interpreter_problem(python: str) -> str | None:
+    """Why ``python`` cannot run the hooks (it is missing, or cannot import
+    git_gasp), or None when it can."""
+    return gitrepo.import_problem(python, "git_gasp")
+
+
+def pinned_interpreter(path: str) -> str | None:
+    """The interpreter a shim of ours runs (None: ``git-gasp`` on PATH)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in text.splitlines():
+        if " -m git_gasp hooks run " in line:
+            words = shlex.split(line)
+            return words[1] if words[0] == "exec" else words[0]
+    return None
+
+
 def install(repo: str, hooks: Sequence[str], python: str | None) -> Installed:
+    if python is not None:
+        problem = interpreter_problem(python)
+        if problem is not None:  # hooks that would refuse every commit: not installed
+            raise GaspError(
+                problem,
+                f"install git-gasp for it ({python} -m pip install git-gasp, or from a "
+                "checkout), or name one that has it with --python",
+                USAGE,
+            )
     directory = hooks_dir(repo)
     configure_merge_driver(repo, python)
     os.makedirs(directory, exist_ok=True)
@@ -162,17 +193,25 @@ def uninstall(repo: str, hooks: Sequence[str]) -> Installed:
 
 
 def status(repo: str, hooks: Sequence[str]) -> dict[str, str]:
-    """Each hook: ``gasp`` (our shim), ``gasp+chained``, ``other``, ``absent``,
-    or ``hooksPath`` when ``core.hooksPath`` sends git elsewhere."""
+    """Each hook: ``gasp`` (our shim), ``gasp+chained``, ``broken`` (our shim,
+    whose pinned interpreter cannot run git-gasp), ``other``, ``absent``, or
+    ``hooksPath`` when ``core.hooksPath`` sends git elsewhere."""
     gitrepo.repo_info(repo)  # not a repository: git's error
     if gitrepo.config_value(repo, "core.hooksPath"):
         return {hook: "hooksPath" for hook in hooks}
     directory = hooks_dir(repo)
     out = {}
+    broken: dict[str, bool] = {}
     for hook in hooks:
         path = os.path.join(directory, hook)
         if is_ours(path):
-            out[hook] = "gasp+chained" if os.path.lexists(path + CHAINED) else "gasp"
+            python = pinned_interpreter(path)
+            if python is not None and python not in broken:
+                broken[python] = interpreter_problem(python) is not None
+            if python is not None and broken[python]:
+                out[hook] = "broken"  # its interpreter cannot run git-gasp: it refuses all
+            else:
+                out[hook] = "gasp+chained" if os.path.lexists(path + CHAINED) else "gasp"
         else:
             out[hook] = "other" if os.path.lexists(path) else "absent"
     return out

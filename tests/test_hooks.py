@@ -643,6 +643,26 @@ def test_install_refuses_core_hooks_path(work: Path, capsys: pytest.CaptureFixtu
     assert "core.hooksPath is set (.githooks)" in err and "hint:" in err
 
 
+def test_a_pinned_interpreter_that_cannot_run_git_gasp(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    code, _, err = main(capsys, "hooks", "install", "--server", "--python", "/bin/false",
+                        "-C", str(server))  # fmt: skip
+    assert code == 2 and "/bin/false cannot import git_gasp" in err
+    assert not (server / "hooks" / "pre-receive").exists()  # nothing installed
+    # one that could, and then cannot: status says so (its hooks refuse every push)
+    python = tmp_path / "python"
+    python.symlink_to(sys.executable)
+    assert main(capsys, "hooks", "install", "--server", "--python", str(python),
+                "-C", str(server))[0] == 0  # fmt: skip
+    python.unlink()
+    python.symlink_to("/bin/false")
+    code, out, _ = main(capsys, "hooks", "status", "--server", "-C", str(server))
+    assert code == 0 and out.split() == ["pre-receive", "broken", "post-receive", "broken"]
+
+
 def test_run_close_passes_the_installed_hooks(
     work: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
