@@ -168,6 +168,19 @@ class Agent:
         self._full()
         return ident in self._ids
 
+    def names_node(self, ident: str) -> bool:
+        """Whether ``ident`` is a node, or a run a ``run.started`` names (a run
+        the reference starts without an ops pair has no node)."""
+        if ident in self._folder.nodes:
+            return True
+        self._full()
+        return any(
+            e.kind == "run.started"
+            and isinstance(e.payload, dict)
+            and e.payload.get("run_id") == ident
+            for e in self._events
+        )
+
     # -- seeding from a snapshot -----------------------------------------------
 
     def _open_log(self) -> ResumedRun | None:

@@ -37,6 +37,14 @@ def record() -> None:
     """
 
 
+_ALLOW_MISSING = click.option(
+    "--allow-missing",
+    is_flag=True,
+    help="Record relations to ids no node has (refused by default: usually a typo, and "
+    "the log keeps it forever).",
+)
+
+
 def _option(field: recording.Field) -> Callable[[Any], Any]:
     if field.positional:
         return click.argument(field.dest, metavar=field.metavar, required=False)
@@ -56,14 +64,20 @@ def _option(field: recording.Field) -> Callable[[Any], Any]:
 
 def _command(kind: recording.Kind) -> click.Command:
     def callback(
-        repo: str | None, worker: str | None, as_json: bool, payload_json: str | None, **flags: Any
+        repo: str | None,
+        worker: str | None,
+        as_json: bool,
+        payload_json: str | None,
+        allow_missing: bool,
+        **flags: Any,
     ) -> int:
         kwargs = recording.arguments(kind, payload_json, flags)
-        made = recording.record(_root(repo), worker, kind, kwargs)
+        made = recording.record(_root(repo), worker, kind, kwargs, allow_missing)
         _emit(as_json, made._asdict(), made.id)
         return OK
 
-    for decorate in reversed([*map(_option, kind.fields), _payload(kind), REPO, WORKER, JSON]):
+    options = [*map(_option, kind.fields), _payload(kind), _ALLOW_MISSING, REPO, WORKER, JSON]
+    for decorate in reversed(options):
         callback = decorate(callback)
     return click.command(kind.name, help=kind.help, short_help=kind.help.split(":")[0])(callback)
 

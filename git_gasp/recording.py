@@ -20,6 +20,7 @@ from git_gasp.agent import Agent
 from git_gasp.core import payloads as P
 from git_gasp.core.event import Actor, Event
 from git_gasp.core.ops import OpsError, parse_ops
+from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import USAGE, GaspError
 
 PAYLOAD_HINT = "pass a JSON object whose keys are the argument names; see --help"
@@ -629,14 +630,41 @@ class _Capturing(Agent):
         self.appended.extend(e.id for e in events)
 
 
-def record(root: str, worker: str | None, kind: Kind, kwargs: dict[str, Any]) -> Made:
-    """Open ``root``, call ``kind``'s helper once, and report what it appended."""
+def record(
+    root: str, worker: str | None, kind: Kind, kwargs: dict[str, Any], allow_missing: bool = False
+) -> Made:
+    """Open ``root``, call ``kind``'s helper once, and report what it appended;
+    an id that names no node is refused unless ``allow_missing``."""
     agent = _Capturing.open(root, worker=worker)
     assert isinstance(agent, _Capturing)
     with agent:
+        if not allow_missing:
+            _refuse_unknown_references(agent, kind, kwargs)
         try:
             result = getattr(agent, kind.method)(**kwargs)
         except GaspError as exc:
             exc.hint = exc.hint or f"see: git gasp record {kind.name} --help"
             raise
     return Made(str(kwargs[kind.id_from] if kind.id_from else result), agent.appended)
+
+
+#: The arguments that name an existing node (they become relations).
+REFERENCES = frozenset(
+    {"goal", "explains", "patch", "target", "parent", "observed_in", "evidence", "source"}
+)
+
+
+def _refuse_unknown_references(agent: Agent, kind: Kind, kwargs: dict[str, Any]) -> None:
+    """A relation to an id no node has is legal in the log (the reference
+    folds it), but from a flag it is almost always a typo that could never
+    be taken back: refused, with the nearest ids."""
+    for field in kind.fields:
+        value = kwargs.get(field.name) if field.name in REFERENCES else None
+        for ident in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(ident, str) and not agent.names_node(ident):
+                raise GaspError(
+                    f"{field.flag} {ident}: no node has that id",
+                    did_you_mean(ident, agent.graph.nodes)
+                    or "record the node first (or pass --allow-missing to link to it anyway)",
+                    USAGE,
+                )

@@ -118,6 +118,9 @@ def rebind_executor(root: str, values: dict[str, str]) -> list[str]:
     data = _read_capped(root, CONFIG, MAX_CONFIG_BYTES, False) or b""
     try:
         text = data.decode("utf-8")
+        current = parse_toml(text).get("executor")
+        bound = current if isinstance(current, dict) else {}
+        values = {k: v for k, v in values.items() if bound.get(k) != v}  # the same: untouched
         updated = set_executor_values(text, values)
     except ValueError as exc:  # UnicodeDecodeError is one
         raise GaspError(

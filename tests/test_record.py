@@ -547,7 +547,7 @@ CLI_STORY = [  # REFERENCE §4.5 as `git gasp record` command lines (RUN: `run s
     (
         "frame_2",
         "frame --id frame_2 --title 'retry investigation'"
-        " --summary 'working set for the retry fix' --parent frame_1",
+        " --summary 'working set for the retry fix' --parent frame_1 --allow-missing",
     ),
     (
         "snapshot_abc1234",
@@ -701,7 +701,13 @@ BAD_INPUT: list[tuple[list[str], int, str]] = [
     (["ops", "--json-ops", '[{"Frobnicate":{}}]'], USAGE, "not state ops"),
     (["ops", "--json-ops", "[]"], USAGE, "no ops to apply"),
     (["link", "a", "serves"], USAGE, "needs TO"),
-    (["link", "a", "likes", "b"], FINDINGS, "not declared"),
+    (["link", "goal_1", "likes", "goal_1"], FINDINGS, "not declared"),
+    (["link", "goal_l", "serves", "goal_1"], USAGE, "FROM goal_l: no node has that id"),
+    (
+        ["eval", "--command", "c", "--status", "Passed", "--patch", "patch_9"],
+        USAGE,
+        "--patch patch_9: no node has that id",
+    ),
 ]
 
 

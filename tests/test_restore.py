@@ -360,6 +360,10 @@ def test_model_changes_only_the_config(
     assert (dest / ".agent" / "config.toml").read_text() == CONFIG.replace(
         '"anthropic"', '"openai"'
     ).replace("'claude-opus-4-6'", '"gpt-5"')
+    # the value it already has: nothing changes, and the report does not say it did
+    again = restore_json(capsys, url(source), str(tmp_path / "r2"), "--model", "claude-opus-4-6")
+    assert again["executor"]["changed"] == []
+    assert git(tmp_path / "r2", "status", "--porcelain") == ""
 
 
 def test_set_executor_values_adds_missing_keys_and_tables() -> None:
