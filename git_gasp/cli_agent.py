@@ -272,7 +272,11 @@ def fact_add(
 @click.argument("fact_id")
 @click.argument("text")
 @click.option(
-    "--derived-from", "derived", multiple=True, metavar="ID", help="Ids the new fact comes from."
+    "--derived-from",
+    "derived",
+    multiple=True,
+    metavar="ID",
+    help="An event, node or fact id the new fact comes from (repeatable).",
 )
 @REPO
 @WORKER

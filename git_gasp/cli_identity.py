@@ -17,7 +17,7 @@ def identity() -> None:
 @REPO
 @JSON
 def identity_hash_cmd(repo: str | None, as_json: bool) -> int:
-    """Print the identity hash of identity/ (the REFERENCE 9.2 recipe)."""
+    """Print the identity hash of identity/ (SHA-256 over its sorted files, as check 6)."""
     from git_gasp.identity import compute
 
     digest = compute(_root(repo))
