@@ -81,7 +81,7 @@ SKILL_MD = (
 )
 # what `git gasp init` writes: the local control plane is never committed
 # (git_gasp.runmarker.LOCAL_PATHS), and the append-only logs merge by union
-GITIGNORE = ".agent/lease\n.agent/HEAD\n.agent/RUN\n.agent/worker\n"
+GITIGNORE = ".agent/lease\n.agent/HEAD\n.agent/RUN\n.agent/worker\n.agent/lease.*\n.tmp-*\n"
 GITATTRIBUTES = "*.jsonl merge=union\n"
 JOURNAL_HEADER = (
     "# Journal\n\nRuns of evolve, newest last. Appended by the agent at each run's close.\n\n"

@@ -337,6 +337,7 @@ class Agent:
         actor = who or self.actor
         return P.actor_value(actor.kind, actor.id)
 
+    @validate.typed_arguments
     def record_goal(
         self,
         goal_id: str | None,
@@ -352,6 +353,7 @@ class Agent:
         rec = P.goal(goal_id or new_id("goal"), title, summary, status, self._who(owner), metadata)
         return self.record(rec, owner).id
 
+    @validate.typed_arguments
     def record_task(
         self,
         task_id: str | None,
@@ -369,6 +371,7 @@ class Agent:
         )
         return self.record(rec, creator).id
 
+    @validate.typed_arguments
     def record_observation(
         self,
         obs_id: str | None,
@@ -382,9 +385,11 @@ class Agent:
         rec = P.observation(obs_id or new_id("observation"), title, summary, observed_in, metadata)
         return self.record(rec).id
 
+    @validate.typed_arguments
     def record_failure(self, failure_id: str | None, title: str, summary: str = "") -> str:
         return self.record(P.failure(failure_id or new_id("failure"), title, summary)).id
 
+    @validate.typed_arguments
     def record_hypothesis(
         self,
         hyp_id: str | None,
@@ -399,6 +404,7 @@ class Agent:
         )
         return self.record(rec).id
 
+    @validate.typed_arguments
     def propose_patch(
         self,
         patch_id: str | None,
@@ -437,6 +443,7 @@ class Agent:
         )
         return self.record(rec, creator).id
 
+    @validate.typed_arguments
     def record_eval(
         self,
         eval_id: str | None,
@@ -450,6 +457,7 @@ class Agent:
         rec = P.evaluation(eval_id or new_id("eval"), command, status, score, metadata, patch)
         return self.record(rec).id
 
+    @validate.typed_arguments
     def record_decision(
         self,
         decision_id: str | None,
@@ -467,6 +475,7 @@ class Agent:
         )
         return self.record(rec, who).id
 
+    @validate.typed_arguments
     def record_frame(
         self,
         frame_id: str | None,
@@ -479,16 +488,19 @@ class Agent:
             P.frame(frame_id or new_id("frame"), title, summary, parent, metadata)
         ).id
 
+    @validate.typed_arguments
     def update_goal_status(self, goal_id: str, status: str, reason: str | None = None) -> str:
         validate.choice("goal status", status, P.GOAL_STATUSES)
         self._existing("goal", goal_id)
         return self.record(P.status_change("goal", goal_id, status, reason), SYSTEM).event_ids[-1]
 
+    @validate.typed_arguments
     def update_task_status(self, task_id: str, status: str, reason: str | None = None) -> str:
         validate.choice("task status", status, P.TASK_STATUSES)
         self._existing("task", task_id)
         return self.record(P.status_change("task", task_id, status, reason), SYSTEM).event_ids[-1]
 
+    @validate.typed_arguments
     def update_patch_status(self, patch_id: str, status: str, reason: str | None = None) -> str:
         validate.choice("patch status", status, P.PATCH_STATUSES)
         self._existing("patch", patch_id)
@@ -505,6 +517,7 @@ class Agent:
         hint = did_you_mean(node_id, same) or f"list the {kind}s with: git gasp fold --json"
         raise validate.RefusedError(f"{kind} `{node_id}` does not exist", hint)
 
+    @validate.typed_arguments
     def record_model_call(
         self,
         model: str,
@@ -519,10 +532,12 @@ class Agent:
         )
         return self.record(rec).id
 
+    @validate.typed_arguments
     def record_model_finished(self, model: str, output_summary: str, metadata: Json = None) -> str:
         run = self._require_run("model.finished")
         return self.record(P.model_finished(run, model, output_summary, metadata)).event_ids[-1]
 
+    @validate.typed_arguments
     def record_tool_call(
         self,
         tool: str,
@@ -539,6 +554,7 @@ class Agent:
         )
         return self.record(rec, actor).id
 
+    @validate.typed_arguments
     def record_tool_finished(self, tool: str, output_summary: str, success: bool) -> str:
         """``tool.finished``; a failed tool also records a ``failure`` (as the adapter does)."""
         run = self._require_run("tool.finished")
@@ -546,6 +562,7 @@ class Agent:
             self.record_failure(None, f"tool {tool} failed", output_summary)
         return self.record(P.tool_finished(run, tool, output_summary, success)).event_ids[-1]
 
+    @validate.typed_arguments
     def record_project_snapshot(
         self,
         project: dict[str, Any],
@@ -556,13 +573,16 @@ class Agent:
         rec = P.project_snapshot(node_id or new_id("node"), project, artifacts, metadata)
         return self.record(rec).id
 
+    @validate.typed_arguments
     def attach_artifact(self, node_id: str, artifact: dict[str, Any]) -> str:
         return self.record(P.attachment(node_id, artifact), SYSTEM).event_ids[-1]
 
+    @validate.typed_arguments
     def link(self, source: str, rel: str, target: str) -> str:
         """An ops-only ``CreateRelation`` (props ``{}``)."""
         return self.record(P.ops_only([P.relation(source, rel, target)])).event_ids[-1]
 
+    @validate.typed_arguments
     def apply_ops(self, ops: Sequence[dict[str, Any]], causation: str | None = None) -> str:
         """Raw ops in one ``state.ops_applied`` event (a maintenance root outside a run)."""
         if not ops:
@@ -579,6 +599,7 @@ class Agent:
             )
         return self.open_run.run_id
 
+    @validate.typed_arguments
     def start_run(self, task: str, goal: str | None = None, run_id: str | None = None) -> str:
         """``run.started`` (a root) + CreateNode run; opens the run and keeps the lease."""
         self.lease.acquire()  # another worker is told who holds the lease, first
@@ -609,6 +630,7 @@ class Agent:
         self.append([pair])
         return run_id
 
+    @validate.typed_arguments
     def finish_run(self, outcome: str) -> str:
         """``run.finished`` + UpdateNode run; the run stays open until committed."""
         run = self.open_run

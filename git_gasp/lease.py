@@ -128,10 +128,7 @@ class Lease:
         written and synced to a private file, then hard-linked into place
         (``link`` fails on an existing lease exactly as ``O_EXCL`` does)."""
         tmp = f"{self.path}.new-{os.getpid()}"
-        with open(tmp, "wb") as fh:
-            fh.write(self._record())
-            fh.flush()
-            os.fsync(fh.fileno())
+        _write_synced(tmp, self._record())
         try:
             os.link(tmp, self.path)
         except FileExistsError:
@@ -150,11 +147,13 @@ class Lease:
 
     def _renew(self) -> None:
         tmp = f"{self.path}.tmp-{os.getpid()}"
-        with open(tmp, "wb") as fh:
-            fh.write(self._record())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        _write_synced(tmp, self._record())
+        try:
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     def _steal(self) -> bool:
         """Move an expired lease aside; put it back (and fail) if it was renewed."""
@@ -182,3 +181,17 @@ class Lease:
         if held is not None and held.worker_id == self.worker_id:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
+
+
+def _write_synced(path: str, data: bytes) -> None:
+    """Write and sync a private file, removed again if that fails (a full
+    disk leaves no stray lease files behind)."""
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise

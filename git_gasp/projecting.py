@@ -69,24 +69,33 @@ def add_fact(
             raise GaspError(
                 f"--derived-from {ref}: no event, node or fact has that id", None, USAGE
             )
-    if supersedes is not None:
-        if supersedes not in fact_ids:
-            raise GaspError(f"unknown fact: {supersedes}", "list facts with: git gasp fact list")
-        later = [f.id for f in memory.facts if f.supersedes == supersedes]
-        if later:
-            raise GaspError(
-                f"fact {supersedes} is already superseded by {later[0]}",
-                f"supersede the latest one: git gasp fact supersede {later[-1]} TEXT",
-            )
+    _check_supersedes(memory, supersedes)
     fact = Fact(new_id("fact"), now_ms(), text, tuple(derived_from), supersedes)
     line = (fact_line(fact) + "\n").encode("utf-8")
     validate.secrets(FACTS_PATH, line, "the fact")
     validate.line_sizes(FACTS_PATH, line, agent.max_line_bytes, "the fact")
     agent.lease.acquire()
     with store.locked(os.path.join(agent.root, FACTS_PATH)) as facts:
+        if supersedes is not None:  # again under the lock: another process may have just
+            current = facts.read_from(0).decode("utf-8", "replace")
+            _check_supersedes(parse_facts(current), supersedes)
         facts.write(line)
     regenerate_memory(agent.root)
     return fact
+
+
+def _check_supersedes(memory: FactsFile, supersedes: str | None) -> None:
+    """A fact supersedes a known fact that nothing superseded yet (a chain, not a fork)."""
+    if supersedes is None:
+        return
+    if supersedes not in {f.id for f in memory.facts}:
+        raise GaspError(f"unknown fact: {supersedes}", "list facts with: git gasp fact list")
+    later = [f.id for f in memory.facts if f.supersedes == supersedes]
+    if later:
+        raise GaspError(
+            f"fact {supersedes} is already superseded by {later[0]}",
+            f"supersede the latest one: git gasp fact supersede {later[-1]} TEXT",
+        )
 
 
 def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, task: str) -> str:

@@ -21,7 +21,9 @@ from git_gasp.store import write_atomically
 
 MARKER_PATH = ".agent/RUN"
 WORKER_PATH = ".agent/worker"
-LOCAL_PATHS = (".agent/lease", ".agent/HEAD", MARKER_PATH, WORKER_PATH)
+#: Ignored by git (init writes them to .gitignore), with the private files a
+#: crash mid-write can leave: the lease's and atomic writes' temporary files.
+LOCAL_PATHS = (".agent/lease", ".agent/HEAD", MARKER_PATH, WORKER_PATH, ".agent/lease.*", ".tmp-*")
 
 
 class OpenRun(NamedTuple):

@@ -13,12 +13,19 @@ would silently reset the node (its props, flags and artifacts) in every fold.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import collections.abc
+import functools
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from git_gasp.core.change import line_secrets
 from git_gasp.core.checks import PAIRED_KINDS, is_allowed_root
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.fold import Folder
+from git_gasp.core.jsonvalue import type_name
 from git_gasp.core.ops import (
     AttachArtifact,
     CreateNode,
@@ -79,8 +86,10 @@ def batch(
             raise RefusedError(f"duplicate event id {event.id}")
         if event.kind in PAIRED_KINDS:
             entity = event.payload.get("id") if isinstance(event.payload, dict) else None
-            if not isinstance(entity, str) or not entity:
-                raise RefusedError(f"{event.kind} payload needs a string `id`")
+            if not isinstance(entity, str) or not entity.strip() or entity != entity.strip():
+                raise RefusedError(
+                    f"{event.kind} payload needs a string `id` without surrounding spaces"
+                )
             if entity in folder.nodes:
                 raise RefusedError(
                     f"`{entity}` already exists; recording it again would reset the node",
@@ -177,3 +186,72 @@ def line_sizes(rel: str, lines: bytes, cap: int, what: str) -> None:
             "URI with its digest) and record the reference",
             FINDINGS,
         )
+
+
+# -- the Python API's arguments ---------------------------------------------------
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def typed_arguments(fn: F) -> F:
+    """Check an API helper's arguments against its annotations before it
+    runs: a title that is a number, evidence given as one string (which would
+    become one relation per character), an owner that is not an Actor are
+    :class:`GaspError` (exit 2), not a wrong line in an append-only log."""
+    signature = inspect.signature(fn)
+    hints: dict[str, Any] = {}
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not hints:
+            hints.update(typing.get_type_hints(fn))
+        for name, value in signature.bind(*args, **kwargs).arguments.items():
+            hint = hints.get(name)
+            if name != "self" and hint is not None and not _fits(value, hint):
+                raise GaspError(
+                    f"{fn.__name__}: `{name}` must be {_wanted(hint)}, not {type_name(value)}",
+                    f"see help(git_gasp.agent.Agent.{fn.__name__})",
+                    USAGE,
+                )
+        return fn(*args, **kwargs)
+
+    return cast(F, wrapper)
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if hint is Any or hint is object:
+        return True
+    if origin in (types.UnionType, typing.Union):
+        return any(_fits(value, arm) for arm in typing.get_args(hint))
+    if hint is type(None) or hint is None:
+        return value is None
+    if hint is float:
+        return type(value) in (float, int)
+    if hint in (int, str, bool):
+        return type(value) is hint or (
+            hint is int and isinstance(value, int) and not isinstance(value, bool)
+        )
+    if origin in (collections.abc.Sequence, list, tuple):
+        (item,) = typing.get_args(hint)[:1] or (Any,)
+        return isinstance(value, list | tuple) and all(_fits(v, item) for v in value)
+    if origin in (dict, collections.abc.Mapping):
+        return isinstance(value, dict)
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True
+
+
+def _wanted(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return " or ".join(_wanted(arm) for arm in typing.get_args(hint))
+    if hint is type(None):
+        return "None"
+    if origin in (collections.abc.Sequence, list, tuple):
+        args = typing.get_args(hint)
+        return f"a list of {_wanted(args[0])}" if args else "a list"
+    if origin in (dict, collections.abc.Mapping):
+        return "a dict"
+    return getattr(hint, "__name__", str(hint))

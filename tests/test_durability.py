@@ -598,3 +598,27 @@ def test_a_retried_close_completes_a_journal_entry_a_crash_cut_short(agent_repo:
     assert entry.endswith(b"\n") and cut[len(before) :] in entry
     assert git(agent_repo, "status", "--porcelain") == ""  # the whole entry is committed
     assert gasp(agent_repo, "check").returncode == 0
+
+
+def test_concurrent_supersedes_make_a_chain_not_a_fork(agent_repo: Path) -> None:
+    from git_gasp.projecting import read_facts
+
+    first = gasp(agent_repo, "fact", "add", "the first")
+    assert first.returncode == 0, first.stderr
+    fact = first.stdout.strip()
+    procs = [
+        subprocess.Popen(
+            ["git", "gasp", "fact", "supersede", fact, f"version {n}"],
+            cwd=agent_repo,
+            env=child_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(6)
+    ]
+    results = [(p.wait(), p.stderr.read() if p.stderr else "") for p in procs]
+    assert sorted(code for code, _ in results) == [0, 2, 2, 2, 2, 2], results
+    assert all("already superseded" in err for code, err in results if code)
+    facts = read_facts(str(agent_repo)).facts
+    assert [f.supersedes for f in facts].count(fact) == 1

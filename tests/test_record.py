@@ -816,3 +816,34 @@ def test_what_the_hooks_would_refuse_is_not_written(agent: Agent, repo: Path) ->
     error = refused(repo, lambda: close_run(fresh, "ok", sessions=["a:\udcff"]), USAGE)
     assert error.message == "the outcome, goal or session is not valid UTF-8 text"
     assert fresh.open_run is not None
+
+
+def test_the_api_refuses_arguments_of_the_wrong_type(repo: Path) -> None:
+    from git_gasp.core.event import Actor
+    from git_gasp.errors import GaspError
+
+    agent = Agent.open(str(repo), worker="w")
+    before = log_path(repo).read_bytes()
+    calls = [
+        (lambda: agent.record_goal(None, 5), "`title` must be str, not integer `5`"),  # type: ignore[arg-type]
+        (lambda: agent.record_goal(None, "t", owner="user:x"), "`owner` must be Actor or None"),  # type: ignore[arg-type]
+        (
+            lambda: agent.record_hypothesis(None, "h", confidence="high"),
+            "`confidence` must be float",
+        ),  # type: ignore[arg-type]
+        (lambda: agent.record_goal("   ", "t"), "without surrounding spaces"),
+    ]
+    for call, message in calls:
+        with pytest.raises(GaspError) as caught:
+            call()
+        assert message in caught.value.message
+    agent.start_run("t")
+    started = log_path(repo).read_bytes()
+    with pytest.raises(GaspError) as caught:
+        agent.propose_patch(None, "p", evidence="goal_1")  # type: ignore[arg-type]
+    assert "`evidence` must be a list of str, not string" in caught.value.message
+    assert log_path(repo).read_bytes() == started and started.startswith(before)
+    assert agent.record_goal(None, "ok", owner=Actor("user", "ann")).startswith("goal_")
+    assert agent.record_hypothesis(None, "h", confidence=1).startswith(
+        "hypothesis_"
+    )  # an int is a float
