@@ -95,7 +95,15 @@ def check(path: str | None, repo: str | None, fixture: bool, as_json: bool, no_c
         failing = [str(r.number) for r in reports if not r.passed]
         if failing:  # stdout stays the reference checker's; the verdict goes to stderr
             output.diag(f"not conformant: check {', '.join(failing)} failed")
+        if any(r.number == 2 and any(_STALE in f for f in r.failures) for r in reports):
+            output.diag(
+                "hint: a merge or rebase put lines before a snapshot's end; snapshots are "
+                "projections: git gasp snapshot --prune removes the stale ones"
+            )
     return OK if all(r.passed for r in reports) else FINDINGS
+
+
+_STALE = "integrity hash mismatch"
 
 
 @cli.command(name="fold")

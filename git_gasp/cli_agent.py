@@ -322,12 +322,25 @@ def fact_list(repo: str | None, as_json: bool) -> int:
 
 @click.command()
 @click.option("--at", metavar="EVENT_ID", help="Snapshot the log only through this event.")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Instead, remove the snapshots whose integrity record no longer matches the log "
+    "(after a merge or rebase).",
+)
 @REPO
 @JSON
-def snapshot(at: str | None, repo: str | None, as_json: bool) -> int:
-    """Write snapshots/<event-id>/graph.json with its integrity record."""
-    from git_gasp.projecting import write_snapshot
+def snapshot(at: str | None, prune: bool, repo: str | None, as_json: bool) -> int:
+    """Write snapshots/<event-id>/graph.json with its integrity record (or --prune stale ones)."""
+    from git_gasp.projecting import prune_snapshots, write_snapshot
 
+    if prune:
+        if at is not None:
+            raise click.UsageError("--prune and --at do different things; give one")
+        removed = prune_snapshots(_root(repo))
+        text = "\n".join(f"removed {p} (its log prefix changed)" for p in removed)
+        _emit(as_json, {"removed": removed}, text or "no stale snapshots")
+        return OK
     path = write_snapshot(_root(repo), at)
     _emit(as_json, {"path": path}, path)
     return OK

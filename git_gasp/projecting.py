@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 from git_gasp import gitrepo, store, validate
 from git_gasp.agent import Agent, new_id
@@ -17,6 +18,7 @@ from git_gasp.core.projections import (
     journal_entry,
     line_count_through,
     parse_facts,
+    seal_matches,
     snapshot_record,
 )
 from git_gasp.core.restorereport import parse_toml
@@ -155,6 +157,34 @@ def snapshot_every(root: str) -> int:
     if type(value) is not int or value < 0:
         raise GaspError(f"{CONFIG_PATH}: [gasp] snapshot_every must be a whole number", None, USAGE)
     return value
+
+
+def prune_snapshots(root: str) -> list[str]:
+    """Remove the snapshots whose integrity record no longer matches the log
+    (a merge or rebase put other lines before their end) or cannot be read;
+    they are projections, written again on cadence. Returns the directories
+    removed, as repo-relative paths."""
+    base = os.path.join(root, "snapshots")
+    try:
+        log = store.read_consistent(os.path.join(root, "state", "events.jsonl"))
+        names = sorted(os.listdir(base)) if os.path.isdir(base) else []
+    except OSError as exc:
+        raise GaspError(f"cannot read the log or snapshots/: {exc.strerror}") from None
+    removed = []
+    for name in names:
+        path = os.path.join(base, name, "graph.json")
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as fh:
+                value = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            value = None
+        record = value.get("integrity") if isinstance(value, dict) else None
+        if not seal_matches(log, record):
+            shutil.rmtree(os.path.join(base, name))
+            removed.append(f"snapshots/{name}")
+    return removed
 
 
 def write_snapshot(root: str, at: str | None = None) -> str:

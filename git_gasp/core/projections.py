@@ -164,3 +164,17 @@ def line_count_through(log: bytes, events_in_prefix: int) -> int:
             if seen == events_in_prefix:
                 return number
     return physical_line_count(log)
+
+
+def seal_matches(log: bytes, record: object) -> bool:
+    """Whether a snapshot's integrity record still matches the log: its first
+    ``line_count`` physical lines hash to ``sha256`` (check 2's test of the
+    record, before the graph is compared)."""
+    if not isinstance(record, dict):
+        return False
+    count, sha = record.get("line_count"), record.get("sha256")
+    if type(count) is not int or type(sha) is not str or count <= 0:
+        return False
+    if physical_line_count(log) < count:
+        return False
+    return hashlib.sha256(physical_prefix(log, count)).hexdigest() == sha
