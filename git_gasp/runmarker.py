@@ -46,7 +46,8 @@ def read_marker(root: str) -> OpenRun | None:
     except (OSError, ValueError, KeyError, TypeError):
         raise GaspError(
             f"{MARKER_PATH} is corrupt",
-            "see the open run with `git gasp run status`; remove the file to forget it",
+            f"remove it (rm {MARKER_PATH}): the log still says which run is open, and "
+            "`git gasp run status` then shows it",
             FINDINGS,
         ) from None
 

@@ -75,6 +75,11 @@ def test_edits_are_described_by_their_first_differing_line() -> None:
     truncated = edit_finding(LOG, old, b"a\n")
     assert truncated.message == "the file was truncated: committed lines 2-3 are gone"
     assert truncated.line == 2
+    cut = edit_finding(LOG, old, b"a\nb")  # `truncate -s`: the cut falls inside a line
+    assert (
+        cut.message == "the file was truncated inside committed line 2: lines 2-3 are cut or gone"
+    )
+    assert cut.line == 2
 
 
 def test_appended_chunk_rules() -> None:

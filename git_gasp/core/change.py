@@ -96,6 +96,11 @@ def edit_finding(path: str, before: bytes, after: bytes) -> Finding:
     """How ``after`` fails to keep ``before`` as its start, at the first line
     that differs: truncated, deleted, inserted, reordered or edited."""
     old, new = split_lines(before), split_lines(after)
+    if after and not after.endswith(b"\n") and before.startswith(after):  # cut inside a line
+        n = len(new)
+        gone = f"line {n} is" if n == len(old) else f"lines {n}-{len(old)} are"
+        what = f"the file was truncated inside committed line {n}: {gone} cut or gone"
+        return Finding(path, n, "append-only", what, APPEND_HINT)
     i = 0
     while i < len(old) and i < len(new) and old[i] == new[i]:
         i += 1
