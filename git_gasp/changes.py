@@ -52,7 +52,6 @@ from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of, physical_lines
 from git_gasp.core.manifest import identity_hash
 from git_gasp.core.pack import Pack, PackError, parse_pack
-from git_gasp.core.skill import SKILLS_DIR, is_rename, skill_of, skills_changed_together
 
 CONTEXTS_DIR = "contexts-v1"
 _KEEP_CONTEXTS = 8
@@ -294,6 +293,8 @@ class Judge:
     def _renamed(self, step: Step, a: str, b: str) -> bool:
         """Whether skill ``a`` became skill ``b`` in ``step`` (or ``b`` became
         ``a``): one of them gone, the other new, the same files otherwise."""
+        from git_gasp.core.skill import SKILLS_DIR, is_rename, skill_of
+
         if len(step.parents) != 1:
             return False
         spec = [f"{SKILLS_DIR}/{a}", f"{SKILLS_DIR}/{b}"]
@@ -373,6 +374,8 @@ class Judge:
                 for p in skill_paths
                 if p.endswith("/SKILL.md") and (b := self.blob(step.name, p)) is not None
             }
+            from git_gasp.core.skill import skills_changed_together  # ruamel.yaml: when needed
+
             together = skills_changed_together(skill_paths)
             renamed = len(together) == 2 and self._renamed(step, together[0], together[1])
             out += check_skills(skill_paths, files, renamed)

@@ -36,10 +36,10 @@ from git_gasp.core.log import (
     physical_line_count,
     physical_prefix,
 )
+from git_gasp.core.manifest import MAX_MANIFEST_BYTES
 from git_gasp.core.repochecks import Identity, _verify_identity
 from git_gasp.core.restorereport import (
     MAX_CONFIG_BYTES,
-    MAX_MANIFEST_BYTES,
     FoldInfo,
     Manifest,
     ManifestError,

@@ -10,10 +10,9 @@ import os
 from collections.abc import Iterable
 
 from git_gasp.core.locations import parse_locations
-from git_gasp.core.manifest import identity_hash
+from git_gasp.core.manifest import MAX_MANIFEST_BYTES, identity_hash
 from git_gasp.core.pack import Pack, PackError, parse_pack
 from git_gasp.core.repochecks import Identity, SnapshotFile
-from git_gasp.core.restorereport import MAX_MANIFEST_BYTES
 from git_gasp.errors import USAGE, GaspError
 
 EVENTS_PATH = "state/events.jsonl"

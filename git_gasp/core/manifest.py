@@ -13,6 +13,9 @@ from typing import NamedTuple
 
 from git_gasp.core.log import RUST_WHITESPACE
 
+#: The largest AGENT.md any command reads.
+MAX_MANIFEST_BYTES = 1024 * 1024
+
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 FENCE = "```"
 

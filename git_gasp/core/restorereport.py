@@ -22,14 +22,13 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from git_gasp.core.graph import Graph
-from git_gasp.core.manifest import first_fenced_block
+from git_gasp.core.manifest import MAX_MANIFEST_BYTES, first_fenced_block
 from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
 from git_gasp.core.skill import Skill, SkillError
 from git_gasp.core.skill import _screen as screen_yaml
 
 REPORT_FORMAT = "git-gasp.restore/1"
-MAX_MANIFEST_BYTES = 1024 * 1024
 MAX_CONFIG_BYTES = 1024 * 1024
 SUPPORTED_MAJOR = 1
 CLOSED_GOAL = ("Satisfied", "Abandoned")
