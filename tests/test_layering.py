@@ -65,3 +65,17 @@ def test_only_the_shell_layer_imports_click() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name not in allowed:
             assert "click" not in _imports(ast.parse(path.read_text())), path.name
+
+
+def test_starting_a_command_imports_no_yaml_or_toml_parser() -> None:
+    """Every hook starts the CLI: the parsers only some commands need are
+    imported by those commands, not at startup."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, git_gasp.cli; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', 'tomllib')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
