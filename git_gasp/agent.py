@@ -316,7 +316,8 @@ class Agent:
         self.lease.acquire()
         with store.locked(self.log_path) as log:
             self._sync(log.read_from(self._offset))
-            validate.unpaired_tail(next(reversed(self._ids.items()), None), events)
+            last = self._events[-1] if self._events else None  # in log order, seeded or not
+            validate.unpaired_tail((last.id, last.kind) if last else None, events)
             validate.batch(events, self._folder, self._ids, self._packs)
             log.write(lines)
         self._folder.apply_all(events)

@@ -622,3 +622,36 @@ def test_concurrent_supersedes_make_a_chain_not_a_fork(agent_repo: Path) -> None
     assert all("already superseded" in err for code, err in results if code)
     facts = read_facts(str(agent_repo)).facts
     assert [f.supersedes for f in facts].count(fact) == 1
+
+
+def test_the_unpaired_event_guard_reads_the_logs_last_event_when_seeded(
+    agent_repo: Path,
+) -> None:
+    def ok(*args: str) -> str:
+        done = gasp(agent_repo, *args)
+        assert done.returncode == 0, (args, done.stderr)
+        return done.stdout.strip()
+
+    # a snapshot taken between a goal.created and its pair: a seeded open
+    # must not take the snapshot's last event for the log's
+    ok("run", "start", "--task", "t", "--worker", "w")
+    ok("record", "goal", "--title", "g", "--worker", "w")
+    lines = (agent_repo / EVENTS).read_text().splitlines()
+    goal_event = json.loads(lines[-2])["id"]
+    ok("snapshot", "--at", goal_event)
+    for n in range(3):  # the first open verifies the snapshot, the next ones seed from it
+        ok("record", "observation", "--title", f"o{n}", "--worker", "w")
+    ok("run", "close", "--outcome", "done", "--worker", "w")
+    # and a real unpaired event at the end is refused, also by an open seeded
+    # from a snapshot taken after its run started (which loads the prefix too)
+    ok("run", "start", "--task", "t2", "--worker", "w")
+    ok("snapshot")
+    ok("record", "observation", "--title", "warm", "--worker", "w")  # verifies the snapshot
+    with Agent.open(str(agent_repo), worker="w") as agent:
+        agent.record_goal("goal_cut", "cut")
+    cut = (agent_repo / EVENTS).read_bytes().splitlines(keepends=True)
+    (agent_repo / EVENTS).write_bytes(b"".join(cut[:-1]))  # the ops pair never came
+    refused = gasp(agent_repo, "record", "observation", "--title", "after", "--worker", "w")
+    assert refused.returncode == 1, refused.stderr
+    assert "ends with goal.created" in refused.stderr
+    assert "without its state.ops_applied" in refused.stderr
