@@ -102,7 +102,8 @@ def _check_supersedes(memory: FactsFile, supersedes: str | None) -> None:
 
 def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, task: str) -> str:
     """Append the run's entry once, in one write. A retried close does not add
-    a second; it completes one a crash cut short (uncommitted bytes only)."""
+    a second: an uncommitted entry of this run (whole, or cut short by a
+    crash) is written again as it is now, outcome and all."""
     path = os.path.join(agent.root, JOURNAL_PATH)
     header = f"## Run {run_id}:".encode()
     entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.run_events(run_id))
@@ -111,13 +112,15 @@ def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, ta
         existing = journal.read_from(0)
         if existing.endswith(data):
             return JOURNAL_PATH  # a retried close: written already
-        cut = _cut_short(existing, data)
-        if cut is not None:
-            if cut < gitrepo.committed_size(agent.root, JOURNAL_PATH):
-                return JOURNAL_PATH  # a commit holds the cut entry: append-only
-            journal.truncate(cut)  # the entry a crash cut short: written again whole
-        elif _line_start(existing, header) is not None:
-            return JOURNAL_PATH  # another text under this run's heading: left alone
+        # this run's entry from an earlier attempt at this close (whole, or cut
+        # by a crash, even inside its heading): written again, as it is now
+        at = _line_start(existing, header)
+        if at is None:
+            at = _cut_short(existing, data)
+        if at is not None:
+            if at < gitrepo.committed_size(agent.root, JOURNAL_PATH):
+                return JOURNAL_PATH  # a commit holds it: append-only, left alone
+            journal.truncate(at)
         journal.write(data if journal.size() else b"# Journal\n\n" + data)
     return JOURNAL_PATH
 

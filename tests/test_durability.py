@@ -579,7 +579,10 @@ close_run(Agent.open(sys.argv[1], worker="w"), "done")
 """
 
 
-def test_a_retried_close_completes_a_journal_entry_a_crash_cut_short(agent_repo: Path) -> None:
+@pytest.mark.parametrize("again", ["done", "done differently"])
+def test_a_retried_close_completes_a_journal_entry_a_crash_cut_short(
+    agent_repo: Path, again: str
+) -> None:
     assert (
         gasp(agent_repo, "run", "start", "--task", "cut the journal", "--worker", "w").returncode
         == 0
@@ -591,11 +594,11 @@ def test_a_retried_close_completes_a_journal_entry_a_crash_cut_short(agent_repo:
     assert killed.returncode == 9
     cut = journal.read_bytes()
     assert len(cut) > len(before) and not cut.endswith(b"\n\n")
-    retried = gasp(agent_repo, "run", "close", "--outcome", "done", "--worker", "w")
+    retried = gasp(agent_repo, "run", "close", "--outcome", again, "--worker", "w")
     assert retried.returncode == 0, retried.stderr
     entry = journal.read_bytes()[len(before) :]
     assert entry.startswith(b"## Run run_") and entry.count(b"## Run ") == 1
-    assert entry.endswith(b"\n") and cut[len(before) :] in entry
+    assert entry.endswith(b"\n\n") and f": {again}\n".encode() in entry
     assert git(agent_repo, "status", "--porcelain") == ""  # the whole entry is committed
     assert gasp(agent_repo, "check").returncode == 0
 
