@@ -227,10 +227,14 @@ def _fits(value: Any, hint: Any) -> bool:
         return any(_fits(value, arm) for arm in typing.get_args(hint))
     if hint is type(None) or hint is None:
         return value is None
-    if hint is float:
-        return type(value) in (float, int)
-    if hint in (int, str, bool):
-        return type(value) is hint or (
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is float:  # an int is a float here, as in the annotations' sense; a bool is not
+        return isinstance(value, float | int) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is str:  # str subclasses (StrEnum) too
+        return isinstance(value, str) or (
             hint is int and isinstance(value, int) and not isinstance(value, bool)
         )
     if origin in (collections.abc.Sequence, list, tuple):

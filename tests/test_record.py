@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import shlex
 from collections.abc import Callable, Iterator
@@ -844,6 +845,17 @@ def test_the_api_refuses_arguments_of_the_wrong_type(repo: Path) -> None:
     assert "`evidence` must be a list of str, not string" in caught.value.message
     assert log_path(repo).read_bytes() == started and started.startswith(before)
     assert agent.record_goal(None, "ok", owner=Actor("user", "ann")).startswith("goal_")
+
+    class Status(enum.StrEnum):
+        OPEN = "Open"
+
+    class Score(float):
+        pass
+
+    assert agent.record_goal(None, "enum", status=Status.OPEN).startswith("goal_")  # subclasses
+    assert agent.record_hypothesis(None, "h", confidence=Score(0.5)).startswith("hypothesis_")
+    with pytest.raises(GaspError):
+        agent.record_hypothesis(None, "h", confidence=True)  # a bool is no number here
     assert agent.record_hypothesis(None, "h", confidence=1).startswith(
         "hypothesis_"
     )  # an int is a float
