@@ -133,7 +133,7 @@ def fold_cmd(
 
     summary = fold_repo(agent_root(_one_path(path, repo)), at=at, strict=strict)
     if graph_out == "-":
-        output.data(graph_text(summary))
+        output.json_text(graph_text(summary))
         return OK
     if graph_out:
         write_graph(summary, graph_out)

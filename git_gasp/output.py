@@ -40,8 +40,14 @@ def data_json(value: Any) -> None:
         text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:  # a NaN or an infinity from a TOML file: written as a string
         text = json.dumps(_finite(value), indent=2, ensure_ascii=False)
-    # inside JSON these occur only in strings, where \uXXXX means the same
-    sys.stdout.write(_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+    json_text(text)
+
+
+def json_text(text: str) -> None:
+    """Write a JSON document already rendered (stdout): inside JSON the unsafe
+    characters occur only in strings, where ``\\uXXXX`` means the same."""
+    text = _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
 def _finite(value: Any) -> Any:

@@ -319,3 +319,17 @@ def test_control_characters_never_reach_the_terminal(
     code, out, err = run(capsys, "runs", "-C", str(fixture_repo))
     assert code == 0, err
     assert "\x1b" not in out and "\\x1b[2Jpwned" in out
+
+
+def test_a_graph_printed_as_json_stays_valid_json(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    code, _, err = run(capsys, "record", "goal", "--title", "del\x7f nel\x85 esc\x1b", "-C",
+                       str(fixture_repo))  # fmt: skip
+    assert code == 0, err
+    code, out, err = run(capsys, "fold", "--graph-out", "-", str(fixture_repo))
+    assert code == 0, err
+    titles = [n["props"].get("title") for n in json.loads(out)["nodes"].values()]
+    assert "del\x7f nel\x85 esc\x1b" in titles and "\x1b" not in out
