@@ -22,7 +22,7 @@ from git_gasp import gitrepo, projecting, store
 from git_gasp.core.manifest import identity_hash
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.runmarker import LOCAL_PATHS
-from git_gasp.worktree import identity_files
+from git_gasp.worktree import identity_files, refuse_escapes
 
 _AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 # event and fact lines are unique, so git's union merge keeps them all; journal
@@ -99,6 +99,8 @@ def init_repo(
                 f"{directory}: {existing} already exists — this is already an agent repository",
                 "check it with: git gasp check",
             )
+    if os.path.isdir(directory):
+        refuse_escapes(directory)  # its memory/, state/... must not lead out of it
     sources = []
     for path in identity:
         try:

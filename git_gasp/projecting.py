@@ -82,7 +82,13 @@ def add_fact(
             current = facts.read_from(0).decode("utf-8", "replace")
             _check_supersedes(parse_facts(current), supersedes)
         facts.write(line)
-    regenerate_memory(agent.root)
+    try:
+        regenerate_memory(agent.root)
+    except OSError as exc:  # the fact is recorded: say so, so that it is not added twice
+        raise GaspError(
+            f"recorded {fact.id}, but {MEMORY_PATH} could not be rewritten: {exc.strerror or exc}",
+            "do not add the fact again; the next fact add or run close rewrites the file",
+        ) from None
     return fact
 
 

@@ -139,9 +139,11 @@ def write_atomically(path: str, data: bytes, sync: bool = True) -> None:
             if sync:
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # name the file it was for
+            raise OSError(exc.errno, exc.strerror, path) from None
         raise
 
 

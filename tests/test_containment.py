@@ -105,3 +105,15 @@ def test_escapes_covers_locations_and_listed_entries(work: Path, outside: Path) 
     inner = work / "state" / "alias.jsonl"
     os.symlink("events.jsonl", inner)  # a symlink that stays inside is fine
     assert "state/alias.jsonl" not in escapes(str(work))
+
+
+def test_init_writes_nothing_through_a_symlink_leading_out(
+    tmp_path: Path, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "existing"
+    repo.mkdir()
+    os.symlink(outside, repo / "memory")
+    code, _, err = main(capsys, "init", str(repo), "--agent-id", "a1")
+    assert code == 2 and f"memory {REFUSED}" in err
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
+    assert sorted(p.name for p in repo.iterdir()) == ["memory"]

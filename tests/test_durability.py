@@ -658,3 +658,20 @@ def test_the_unpaired_event_guard_reads_the_logs_last_event_when_seeded(
     assert refused.returncode == 1, refused.stderr
     assert "ends with goal.created" in refused.stderr
     assert "without its state.ops_applied" in refused.stderr
+
+
+def test_a_fact_recorded_before_its_projection_failed_says_so(agent_repo: Path) -> None:
+    facts = agent_repo / "memory" / "facts.jsonl"
+    facts.write_bytes(b"")
+    result = subprocess.run(
+        ["git", "gasp", "fact", "add", "x" * 400],
+        cwd=agent_repo,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        preexec_fn=fsize_limited(550),  # the fact's line is 515 bytes, active memory 589
+    )
+    assert result.returncode == 2, result.stderr
+    assert "but memory/active_memory.md could not be rewritten" in result.stderr
+    assert "do not add the fact again" in result.stderr
+    assert facts.read_text().count('"text"') == 1
