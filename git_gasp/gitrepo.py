@@ -241,13 +241,18 @@ def scrubbed_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
-def import_problem(python: str, module: str) -> str | None:
-    """Why interpreter ``python`` cannot import ``module`` (it is missing, or
-    the import fails), or None when it can. Not git, but this module is the
-    one place that starts processes."""
+def import_problem(python: str, module: str, cwd: str) -> str | None:
+    """Why interpreter ``python``, started in ``cwd`` (where git runs hooks:
+    Python puts it on the module path), cannot import ``module`` (it is
+    missing, or the import fails), or None when it can. Not git, but this
+    module is the one place that starts processes."""
     try:
         done = subprocess.run(
-            [python, "-c", f"import {module}"], capture_output=True, text=True, timeout=60
+            [python, "-c", f"import {module}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=cwd,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

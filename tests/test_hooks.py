@@ -644,7 +644,7 @@ def test_install_refuses_core_hooks_path(work: Path, capsys: pytest.CaptureFixtu
 
 
 def test_a_pinned_interpreter_that_cannot_run_git_gasp(
-    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = tmp_path / "server.git"
     git(tmp_path, "init", "-q", "--bare", str(server))
@@ -653,12 +653,21 @@ def test_a_pinned_interpreter_that_cannot_run_git_gasp(
     assert code == 2 and "/bin/false cannot import git_gasp" in err
     assert not (server / "hooks" / "pre-receive").exists()  # nothing installed
     # one that could, and then cannot: status says so (its hooks refuse every push)
-    python = tmp_path / "python"
-    python.symlink_to(sys.executable)
+    python = tmp_path / "python"  # a wrapper: a symlink would lose the venv
+    python.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    python.chmod(0o755)
     assert main(capsys, "hooks", "install", "--server", "--python", str(python),
                 "-C", str(server))[0] == 0  # fmt: skip
-    python.unlink()
-    python.symlink_to("/bin/false")
+    python.write_text("#!/bin/sh\nexit 1\n")
+    code, out, _ = main(capsys, "hooks", "status", "--server", "-C", str(server))
+    assert code == 0 and out.split() == ["pre-receive", "broken", "post-receive", "broken"]
+    # judged from where git runs the hooks, not from here: in a checkout of
+    # git-gasp, a Python without it would import the package from the checkout
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    python.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')  # no site-packages
+    code, _, err = main(capsys, "hooks", "install", "--server", "--python", str(python),
+                        "-C", str(server))  # fmt: skip
+    assert code == 2 and "cannot import git_gasp" in err
     code, out, _ = main(capsys, "hooks", "status", "--server", "-C", str(server))
     assert code == 0 and out.split() == ["pre-receive", "broken", "post-receive", "broken"]
 
