@@ -25,6 +25,7 @@ from typing import Any
 from git_gasp import gitrepo, store
 from git_gasp.core.appendonly import Transition, verify, worktree_problem
 from git_gasp.core.report import CheckReport
+from git_gasp.worktree import inside
 
 STATIC_PATHS = ("state/events.jsonl", "journal/JOURNAL.md", "JOURNAL.md")
 FACTS_PATHSPECS = ("facts.jsonl", "*/facts.jsonl")
@@ -134,8 +135,11 @@ def _check_path(
 def _worktree(
     repo: str, path: str, committed: Any, reader: gitrepo.BlobReader, hash_name: str
 ) -> str | None:
+    full = os.path.join(repo, path)
+    if not inside(repo, full):  # fail closed, and read nothing there (/dev/zero, say)
+        return f"{path}: working tree copy is a symlink that leads outside the repository"
     try:
-        with open(os.path.join(repo, path), "rb") as fh:
+        with open(full, "rb") as fh:
             on_disk = fh.read()
     except FileNotFoundError:
         return f"{path}: committed file missing from working tree"

@@ -19,6 +19,7 @@ from git_gasp.core.projections import (
     line_count_through,
     parse_facts,
     seal_matches,
+    snapshot_dir_name,
     snapshot_record,
 )
 from git_gasp.core.restorereport import parse_toml
@@ -226,7 +227,7 @@ def write_snapshot(root: str, at: str | None = None) -> str:
     graph = fold(events).graph
     last = events[-1].id
     record = snapshot_record(data, graph, last, line_count_through(data, len(events)))
-    rel = f"snapshots/{last}/graph.json"
+    rel = f"snapshots/{snapshot_dir_name(last)}/graph.json"
     text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
     store.write_atomically(os.path.join(root, rel), text.encode("utf-8") + b"\n")
     return rel
@@ -246,7 +247,7 @@ def snapshot_due(root: str, event_ids: list[str]) -> bool:
     latest = -1
     if names:
         for index in range(len(event_ids) - 1, -1, -1):
-            if event_ids[index] in names:
+            if snapshot_dir_name(event_ids[index]) in names:
                 latest = index
                 break
     return len(event_ids) - 1 - latest >= every

@@ -57,11 +57,16 @@ from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.runmarker import MARKER_PATH, read_marker
 from git_gasp.skills import read_skills
-from git_gasp.worktree import identity_files, inside, os_error, refuse_escapes
+from git_gasp.worktree import (
+    MAX_SNAPSHOT_BYTES,
+    identity_files,
+    inside,
+    os_error,
+    refuse_escapes,
+)
 
 MANIFEST = "AGENT.md"
 CONFIG = ".agent/config.toml"
-MAX_SNAPSHOT_BYTES = seeding.MAX_SNAPSHOT_BYTES
 RECENT_RUNS = 5
 
 

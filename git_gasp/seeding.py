@@ -21,10 +21,9 @@ from git_gasp import gitrepo, store
 from git_gasp.core.graph import Graph, GraphError, parse_graph, trusted_graph
 from git_gasp.core.jsonvalue import JsonError, fast_loads, loads
 from git_gasp.core.log import gc_paused, prefix_span
+from git_gasp.worktree import MAX_SNAPSHOT_BYTES
 
 CACHE_NAME = "seeds-v1.json"
-#: A snapshot file over this size is never read to seed a fold.
-MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
 G = TypeVar("G")
 
 

@@ -16,6 +16,8 @@ from git_gasp.core.repochecks import Identity, SnapshotFile
 from git_gasp.errors import USAGE, GaspError
 
 EVENTS_PATH = "state/events.jsonl"
+#: A snapshot file over this size is never read (restore, check, seeding).
+MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
 
 
 def os_error(exc: OSError) -> str:
@@ -55,6 +57,10 @@ def read_snapshots(repo: str) -> tuple[list[SnapshotFile] | None, str | None]:
             out.append(SnapshotFile(name, None))
             continue
         try:
+            if not inside(repo, graph):
+                raise OSError("a symlink that leads outside the repository")
+            if os.path.getsize(graph) > MAX_SNAPSHOT_BYTES:  # never held in memory
+                raise OSError(f"over the {MAX_SNAPSHOT_BYTES >> 20} MiB cap")
             with open(graph, "rb") as fh:
                 out.append(SnapshotFile(name, fh.read()))
         except OSError as exc:
@@ -95,6 +101,8 @@ def read_packs(repo: str) -> tuple[list[Pack], list[str]]:
 #: Locations; each must stay inside the repository (:func:`escapes`).
 AGENT_PATHS = (
     "AGENT.md",
+    ".gitignore",
+    ".gitattributes",
     "IDENTITY.md",
     ".agent",
     ".agent/packs",

@@ -117,3 +117,44 @@ def test_init_writes_nothing_through_a_symlink_leading_out(
     assert code == 2 and f"memory {REFUSED}" in err
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
     assert sorted(p.name for p in repo.iterdir()) == ["memory"]
+
+
+def test_an_event_id_is_never_a_path(work: Path, outside: Path) -> None:
+    import json
+
+    from git_gasp.core.projections import snapshot_dir_name
+    from git_gasp.projecting import write_snapshot
+
+    hostile = f"../../../../../../../../{outside}/ABS".replace("//", "/")
+    line = {
+        "id": hostile, "schema_version": 1, "ts_ms": 1, "actor": {"kind": "agent", "id": "a"},
+        "kind": "state.ops_applied", "payload": [], "causation_id": None, "correlation_id": None,
+    }  # fmt: skip
+    with (work / "state" / "events.jsonl").open("a") as fh:
+        fh.write(json.dumps(line, separators=(",", ":")) + "\n")
+    rel = write_snapshot(str(work))
+    assert rel == f"snapshots/{snapshot_dir_name(hostile)}/graph.json"
+    assert rel.startswith("snapshots/event-sha256-") and (work / rel).is_file()
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
+    assert snapshot_dir_name("event_9f1c2b7e") == "event_9f1c2b7e"  # the convention otherwise
+    assert snapshot_dir_name("..").startswith("event-sha256-")
+
+
+def test_check_reads_no_tracked_facts_file_through_a_symlink(
+    work: Path, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (work / "team").mkdir()
+    os.symlink(outside / "secret.txt", work / "team" / "facts.jsonl")
+    commit_all(work, "a facts file elsewhere")
+    code, out, _ = main(capsys, "check", str(work))
+    assert code == 1
+    assert "team/facts.jsonl: working tree copy is a symlink that leads outside" in out
+    assert "root:x" not in out
+
+
+def test_a_gitignore_leading_out_is_refused(
+    work: Path, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    relink(work, ".gitignore", outside / "secret.txt")  # transcript add appends to it
+    code, _, err = main(capsys, "status", "-C", str(work))
+    assert code == 2 and f".gitignore {REFUSED}" in err

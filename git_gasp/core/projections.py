@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -178,3 +179,18 @@ def seal_matches(log: bytes, record: object) -> bool:
     if physical_line_count(log) < count:
         return False
     return hashlib.sha256(physical_prefix(log, count)).hexdigest() == sha
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def snapshot_dir_name(event_id: str) -> str:
+    """The directory ``snapshots/<name>`` for a snapshot ending at
+    ``event_id``: the id itself, by convention, when it is a plain file name;
+    otherwise (``..``, a slash, control characters, any string the log
+    allows) a name derived from its digest, so an id can never make a path
+    outside ``snapshots/`` (nothing checks the name: REFERENCE §3.2)."""
+    if _SAFE_NAME.fullmatch(event_id):
+        return event_id
+    digest = hashlib.sha256(event_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"event-sha256-{digest}"
