@@ -167,31 +167,57 @@ def verify_identity(root: str, manifest: bytes) -> tuple[bool, str | None, tuple
     return True, digest, tuple(notes)
 
 
-def identity_texts(root: str, locations: Sequence[str]) -> list[tuple[str, str]]:
-    """(path, text) of the identity files at ``locations``, inside the repository
-    only, each once."""
+#: What the --context document takes from identity locations at most.
+MAX_IDENTITY_FILES = 256
+MAX_IDENTITY_BYTES = 4 * 1024 * 1024
+
+
+def _readable(root: str, path: str) -> bool:
+    """Whether a location's file may be read for the context document: it
+    stays in the work tree, outside ``.git`` (also through a symlink inside
+    the repository, ``g -> .git``)."""
+    real = os.path.realpath(path)
+    top = os.path.realpath(root)
+    if not inside(root, path) or real == top:
+        return False
+    rel = os.path.relpath(real, top).replace(os.sep, "/")
+    return not any(part.lower() == ".git" for part in rel.split("/"))
+
+
+def identity_texts(root: str, locations: Sequence[str]) -> tuple[list[tuple[str, str]], bool]:
+    """(path, text) of the identity files at ``locations``: inside the work
+    tree and outside ``.git`` only, each file once (whatever symlinks name
+    it), at most :data:`MAX_IDENTITY_FILES` files and
+    :data:`MAX_IDENTITY_BYTES` bytes; and whether those caps left some out."""
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
+    total = 0
     for rel in locations:
         base = os.path.join(root, *rel.split("/"))
-        if not inside(root, base):
+        if not _readable(root, base):
             continue
         files: list[str] = []
         if os.path.isfile(base):
             files = [base]
         elif os.path.isdir(base):
             for dirpath, dirnames, filenames in os.walk(base):
-                dirnames[:] = sorted(d for d in dirnames if inside(root, os.path.join(dirpath, d)))
+                dirnames[:] = sorted(
+                    d for d in dirnames if _readable(root, os.path.join(dirpath, d))
+                )
                 files += [os.path.join(dirpath, f) for f in sorted(filenames)]
         for path in files:
-            rel_path = os.path.relpath(path, root).replace(os.sep, "/")
-            if rel_path in seen or not inside(root, path) or not os.path.isfile(path):
+            real = os.path.realpath(path)
+            if real in seen or not _readable(root, path) or not os.path.isfile(path):
                 continue
-            seen.add(rel_path)
+            if len(out) >= MAX_IDENTITY_FILES or total >= MAX_IDENTITY_BYTES:
+                return out, True
+            seen.add(real)
             with open(path, "rb") as fh:
-                data = fh.read(MAX_MANIFEST_BYTES)
+                data = fh.read(min(MAX_MANIFEST_BYTES, MAX_IDENTITY_BYTES - total))
+            total += len(data)
+            rel_path = os.path.relpath(path, root).replace(os.sep, "/")
             out.append((rel_path, data.decode("utf-8", "replace")))
-    return out
+    return out, False
 
 
 # -- skills -----------------------------------------------------------------------
@@ -425,7 +451,13 @@ def describe(
             FINDINGS,
         )
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
-    identity = identity_texts(root, locations["identity"])
+    identity, capped = identity_texts(root, locations["identity"])
+    if capped:
+        warnings = [
+            *warnings,
+            f"Locations: identity names more than {MAX_IDENTITY_FILES} files or "
+            f"{MAX_IDENTITY_BYTES >> 20} MiB; --context takes the first ones only",
+        ]
     unhashed = _unhashed(root, identity)
     if unhashed:
         named = ", ".join(unhashed[:3]) + (f" and {len(unhashed) - 3} more" if unhashed[3:] else "")
@@ -465,7 +497,7 @@ def describe(
     memory_rel = _first_existing(root, locations["memory"])
     memory = None
     memory_path = os.path.join(root, *memory_rel.split("/"))
-    if os.path.isfile(memory_path) and inside(root, memory_path):
+    if os.path.isfile(memory_path) and _readable(root, memory_path):
         with open(memory_path, "rb") as fh:
             memory = fh.read(MAX_MANIFEST_BYTES).decode("utf-8", "replace")
     text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(unhashed))

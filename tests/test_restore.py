@@ -592,3 +592,25 @@ def test_a_url_cannot_run_a_command_or_wait_on_a_descriptor(tmp_path: Path) -> N
         assert result.returncode == 2, result.stderr
         assert "clone failed: transport" in result.stderr and "not allowed" in result.stderr
     assert not marker.exists() and not (tmp_path / "r").exists()
+
+
+def test_locations_reach_neither_git_nor_the_whole_repository_through_symlinks(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.symlink(".git", source / "g")
+    os.symlink(".", source / "top")
+    for n in range(5):
+        os.symlink("identity", source / f"again{n}")
+    rows = "| memory | g/config |\n| identity | identity, top, g, " + ", ".join(
+        f"again{n}" for n in range(5)
+    )
+    with (source / "AGENT.md").open("a") as fh:
+        fh.write(f"\n| Location | Path |\n|---|---|\n{rows} |\n")
+    commit_all(source, "locations through symlinks")
+    context = tmp_path / "context.md"
+    restore_json(capsys, url(source), str(tmp_path / "r"), "--context", str(context))
+    text = context.read_text()
+    assert "[core]" not in text and "repositoryformatversion" not in text  # no .git/config
+    assert sum(1 for line in text.splitlines() if line.startswith("### ")) == len(
+        list((source / "identity").iterdir())
+    )  # each identity file once, whatever links name it
