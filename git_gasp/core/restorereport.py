@@ -425,6 +425,22 @@ def build_report(inputs: RestoreInputs) -> dict[str, Any]:
     }
 
 
+_BREAKS = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
+
+
+def _line(text: str) -> str:
+    """One line of a report or of the context document: a value from the
+    repository cannot start another (a forged heading, say)."""
+    return _BREAKS.sub(" ", text).rstrip()
+
+
+def _fenced(text: str) -> str:
+    """``text`` as a fenced block whose fence no line of it can close."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text.rstrip()}\n{fence}"
+
+
 def report_text(report: Mapping[str, Any]) -> str:
     """The report for people."""
     fold = report["fold"]
@@ -503,7 +519,7 @@ def report_text(report: Mapping[str, Any]) -> str:
         )
     )
     lines.extend(f"warning: {w}" for w in report["warnings"])
-    return "\n".join(lines)
+    return "\n".join(_line(line) for line in lines)
 
 
 def context_markdown(
@@ -515,16 +531,18 @@ def context_markdown(
 ) -> str:
     """The rehydration document ``--context FILE`` writes; identity files in
     ``unhashed`` (which the identity hash does not cover) go apart."""
-    out = [f"# Agent context: {report['agent_id'] or 'unknown'}", ""]
+    out = [_line(f"# Agent context: {report['agent_id'] or 'unknown'}"), ""]
     out.append(
-        f"Restored with git-gasp ({REPORT_FORMAT}); spec version {report['spec_version']}; "
-        f"identity {'verified' if report['identity']['verified'] else 'NOT verified'}; "
-        f"{report['fold']['events']} events folded."
+        _line(
+            f"Restored with git-gasp ({REPORT_FORMAT}); spec version {report['spec_version']}; "
+            f"identity {'verified' if report['identity']['verified'] else 'NOT verified'}; "
+            f"{report['fold']['events']} events folded."
+        )
     )
     out += ["", "## Identity", ""]
     for path, text in identity:
         if path not in unhashed:
-            out += [f"### {path}", "", text.rstrip("\n"), ""]
+            out += [_line(f"### {path}"), "", text.rstrip("\n"), ""]
     if unhashed:
         out += [
             "## Identity files the identity hash does not cover",
@@ -534,11 +552,11 @@ def context_markdown(
             "",
         ]
         for path, text in identity:
-            if path in unhashed:
-                out += [f"### {path}", "", text.rstrip("\n"), ""]
+            if path in unhashed:  # quoted: its own headings cannot pass for verified ones
+                out += [_line(f"### {path}"), "", _fenced(text), ""]
     out += ["## Skills", ""]
     for skill in report["skills"]["loaded"]:
-        out.append(f"- **{skill['name']}** — {skill['description']} (`{skill['path']}`)")
+        out.append(_line(f"- **{skill['name']}** — {skill['description']} (`{skill['path']}`)"))
     if not report["skills"]["loaded"]:
         out.append("none")
     out += ["", "## Active memory", "", (memory or "none").rstrip("\n"), ""]
@@ -547,18 +565,24 @@ def context_markdown(
         ("task", t) for t in report["open_tasks"]
     ]
     for kind, item in items:
-        out.append(f"- {kind} `{item['id']}` ({item['status']}): {item['title'] or ''}".rstrip())
+        out.append(_line(f"- {kind} `{item['id']}` ({item['status']}): {item['title'] or ''}"))
     if not items:
         out.append("none")
     for run in report["open_runs"]:
-        out.append(f"- open run `{run['id']}`: {run['task'] or ''} — close with: {CLOSE_HINT}")
+        out.append(
+            _line(f"- open run `{run['id']}`: {run['task'] or ''} — close with: {CLOSE_HINT}")
+        )
     for run in report["stale_runs"]:
-        out.append(f"- stale run `{run['id']}` (started, never resumed): {run['task'] or ''}")
+        out.append(
+            _line(f"- stale run `{run['id']}` (started, never resumed): {run['task'] or ''}")
+        )
     out += ["", "## Recent runs", ""]
     for commit in runs:
         out.append(
-            f"- `{commit.run_id}` ({commit.date}, commit {commit.commit[:12]}): "
-            f"{commit.outcome or '-'}"
+            _line(
+                f"- `{commit.run_id}` ({commit.date}, commit {commit.commit[:12]}): "
+                f"{commit.outcome or '-'}"
+            )
         )
     if not runs:
         out.append("none")
