@@ -94,7 +94,7 @@ class Lease:
             if not 0 <= pid < 2**32 or not -(2**63) <= expires < 2**63:
                 raise ValueError("lease fields out of range")
             return Holder(worker, pid, expires)
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             raise LeaseError(
                 f"lease file {path} is corrupt ({raw[:80]!r})",
                 "inspect or remove it manually; a corrupt lease is never stolen",

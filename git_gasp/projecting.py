@@ -192,7 +192,11 @@ def prune_snapshots(root: str) -> list[str]:
             value = None
         record = value.get("integrity") if isinstance(value, dict) else None
         if not seal_matches(log, record):
-            shutil.rmtree(os.path.join(base, name))
+            entry = os.path.join(base, name)
+            if os.path.islink(entry):
+                os.unlink(entry)  # the link, never what it names
+            else:
+                shutil.rmtree(entry)
             removed.append(f"snapshots/{name}")
     return removed
 

@@ -43,7 +43,7 @@ def read_marker(root: str) -> OpenRun | None:
         )
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         raise GaspError(
             f"{MARKER_PATH} is corrupt",
             f"remove it (rm {MARKER_PATH}): the log still says which run is open, and "
@@ -95,6 +95,11 @@ def local_worker_id(root: str) -> str:
         pass
     except OSError as exc:
         raise GaspError(f"{WORKER_PATH}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise GaspError(
+            f"{WORKER_PATH} is not UTF-8",
+            f"remove it (rm {WORKER_PATH}) for a new worker id, or pass --worker ID",
+        ) from None
     value = f"worker-{uuid.uuid4().hex[:12]}"
     write_atomically(path, value.encode() + b"\n")
     return value

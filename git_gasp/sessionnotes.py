@@ -35,6 +35,7 @@ from typing import Literal, NamedTuple
 from git_gasp import gitrepo
 from git_gasp.core.notes import NoteRecord, check_note, format_note, merge_notes, parse_note
 from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.worktree import inside
 
 NOTES_REF = "refs/notes/agent-sessions"  # == git_gasp.core.notes.NOTES_REF
 LOG_PATH = "state/events.jsonl"
@@ -408,7 +409,7 @@ class _Sources:
         for path in _transcript_paths(rec):
             if self.top is not None:
                 local = os.path.join(self.top, *path.split("/"))
-                if os.path.isfile(local):
+                if os.path.isfile(local) and inside(self.top, local):  # a link out: not read
                     return (path, *digest_file(local))
             info = gitrepo.object_info(self.repo, [f"{commit}:{path}"])[0]
             if info is not None and info.type == "blob":

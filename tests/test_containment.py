@@ -158,3 +158,40 @@ def test_a_gitignore_leading_out_is_refused(
     relink(work, ".gitignore", outside / "secret.txt")  # transcript add appends to it
     code, _, err = main(capsys, "status", "-C", str(work))
     assert code == 2 and f".gitignore {REFUSED}" in err
+
+
+def test_hostile_local_state_is_one_line_errors(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    cases = [
+        (".agent/RUN", deep, ".agent/RUN is corrupt"),
+        (".agent/lease", deep, "is corrupt"),
+        (".agent/worker", b"\xff\xfe", ".agent/worker is not UTF-8"),
+    ]
+    for rel, data, message in cases:
+        path = work / rel
+        before = path.read_bytes() if path.exists() else None
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+        code, _, err = main(capsys, "record", "goal", "--title", "g", "-C", str(work))
+        assert code in (1, 2) and message in err, (rel, err)
+        if before is None:
+            path.unlink()
+        else:
+            path.write_bytes(before)
+    manifest = work / "AGENT.md"
+    manifest.write_text(manifest.read_text() + "\n| Memory | mem\x00ory.md |\n")
+    code, out, err = main(capsys, "status", "-C", str(work))
+    assert code == 0, err
+    assert "holds a control character (ignored)" in out
+
+
+def test_prune_removes_a_snapshot_link_never_what_it_names(work: Path) -> None:
+    from git_gasp.projecting import prune_snapshots
+
+    (work / "elsewhere").mkdir()
+    (work / "elsewhere" / "graph.json").write_text("{}")
+    os.symlink("../elsewhere", work / "snapshots" / "zz")
+    assert "snapshots/zz" in prune_snapshots(str(work))
+    assert (work / "elsewhere" / "graph.json").read_text() == "{}"
+    assert not (work / "snapshots" / "zz").exists()

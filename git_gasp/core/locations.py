@@ -38,6 +38,8 @@ def _normal(path: str) -> tuple[str | None, str]:
     """The path in its one spelling (``a/./b/`` is ``a/b``), or None with why
     it is refused: it must name something inside the work tree, below its
     top, and outside ``.git``."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return None, "holds a control character"
     slashed = path.replace("\\", "/")
     parts = [p for p in slashed.split("/") if p not in ("", ".")]
     if slashed.startswith("/") or ":" in slashed.split("/")[0] or ".." in parts:
