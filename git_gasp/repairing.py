@@ -62,8 +62,8 @@ def _log_tail(data: bytes, committed: int) -> tuple[bool, int]:
         parses = False
     body = data[: len(data) - len(tail)]
     orphan = _orphan(body)
-    if not tail and len(data) - orphan < committed:
-        orphan = 0  # committed: not a crash's
+    if len(body) - orphan < committed:
+        orphan = 0  # a committed event: not the first half of the crash's batch
     return parses, orphan
 
 

@@ -52,8 +52,10 @@ import re
 import tempfile
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
+from git_gasp import gitrepo
 from git_gasp.core.notes import NoteRecord
 from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.worktree import inside
 
 if TYPE_CHECKING:
     from git_gasp.agent import Agent
@@ -323,10 +325,24 @@ def note_record(run_id: str, path: str, stored: Stored, session: str) -> NoteRec
     return NoteRecord(session, "transcript", stored.digest, stored.bytes, run=run_id, path=path)
 
 
+def _refuse_a_committed_link_out(root: str) -> None:
+    """``transcripts/`` may be a local symlink to cold storage elsewhere (it
+    is ignored by git); one that the repository committed, leading out of
+    it, is a clone's trap and is refused."""
+    path = os.path.join(root, "transcripts")
+    if os.path.islink(path) and not inside(root, path) and gitrepo.tracked(root, ["transcripts"]):
+        raise GaspError(
+            "transcripts is a committed symlink that leads outside the repository (refused)",
+            "git rm --cached transcripts, and make it a directory (or a local link)",
+            USAGE,
+        )
+
+
 def add_transcript(agent: Agent, run_id: str, source_file: str) -> Added:
     """``git gasp transcript add RUN FILE`` (see the module docstring)."""
     root = agent.root
     rel = transcript_path(run_id)
+    _refuse_a_committed_link_out(root)
     _run_node(agent, run_id)
     if not os.path.isfile(source_file):
         raise GaspError(f"{source_file}: not a readable file", "pass the transcript file", USAGE)

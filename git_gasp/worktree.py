@@ -116,7 +116,6 @@ AGENT_PATHS = (
     "identity",
     "skills",
     "snapshots",
-    "transcripts",
 )
 #: Directories whose entries (and each entry's graph.json) are checked too.
 _LISTED = (".agent", ".agent/packs", "snapshots", "state", "memory", "journal")

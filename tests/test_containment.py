@@ -195,3 +195,23 @@ def test_prune_removes_a_snapshot_link_never_what_it_names(work: Path) -> None:
     assert "snapshots/zz" in prune_snapshots(str(work))
     assert (work / "elsewhere" / "graph.json").read_text() == "{}"
     assert not (work / "snapshots" / "zz").exists()
+
+
+def test_transcripts_may_live_elsewhere_unless_the_repository_says_so(
+    work: Path, outside: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    relink(work, "transcripts", outside)  # cold storage on another disk: a local choice
+    assert main(capsys, "status", "-C", str(work))[0] == 0
+    git_file = tmp_path / "t.jsonl"
+    git_file.write_text('{"role":"user"}\n')
+    run_id = next(
+        line.split('"run_id":"')[1].split('"')[0]
+        for line in (work / "state" / "events.jsonl").read_text().splitlines()
+        if '"run.started"' in line
+    )
+    from .conftest import git
+
+    git(work, "add", "-f", "transcripts")  # committed by the repository: a trap
+    code, _, err = main(capsys, "transcript", "add", run_id, str(git_file), "-C", str(work))
+    assert code == 2 and "transcripts is a committed symlink" in err
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]

@@ -675,3 +675,18 @@ def test_a_fact_recorded_before_its_projection_failed_says_so(agent_repo: Path) 
     assert "but memory/active_memory.md could not be rewritten" in result.stderr
     assert "do not add the fact again" in result.stderr
     assert facts.read_text().count('"text"') == 1
+
+
+def test_repair_keeps_a_committed_unpaired_event_before_a_torn_tail(agent_repo: Path) -> None:
+    seed_committed_log(agent_repo)
+    log = agent_repo / EVENTS
+    with Agent.open(str(agent_repo), worker="crashy") as agent:
+        agent.record_goal("goal_half", "half")
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:-1]))
+    git(agent_repo, "commit", "-qam", "a committed event without its pair")
+    committed = log.read_bytes()
+    log.write_bytes(committed + b'{"id":"event_torn","sche')
+    done = gasp(agent_repo, "repair")
+    assert done.returncode == 0, done.stderr
+    assert "removed a torn last line of 24 bytes" in done.stdout
+    assert log.read_bytes() == committed
