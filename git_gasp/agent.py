@@ -314,7 +314,7 @@ class Agent:
         if any(cause not in self._ids for cause in causes):
             self._full()  # a cause from before the seed
         self.lease.acquire()
-        with store.locked(self.log_path) as log:
+        with store.locked(self.log_path, self.root) as log:
             self._sync(log.read_from(self._offset))
             last = self._events[-1] if self._events else None  # in log order, seeded or not
             validate.unpaired_tail((last.id, last.kind) if last else None, events)

@@ -78,7 +78,7 @@ def add_fact(
     validate.secrets(FACTS_PATH, line, "the fact")
     validate.line_sizes(FACTS_PATH, line, agent.max_line_bytes, "the fact")
     agent.lease.acquire()
-    with store.locked(os.path.join(agent.root, FACTS_PATH)) as facts:
+    with store.locked(os.path.join(agent.root, FACTS_PATH), agent.root) as facts:
         if supersedes is not None:  # again under the lock: another process may have just
             current = facts.read_from(0).decode("utf-8", "replace")
             _check_supersedes(parse_facts(current), supersedes)
@@ -115,7 +115,7 @@ def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, ta
     header = f"## Run {run_id}:".encode()
     entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.run_events(run_id))
     data = entry.encode("utf-8")
-    with store.locked(path) as journal:
+    with store.locked(path, agent.root) as journal:
         existing = journal.read_from(0)
         if existing.endswith(data):
             return JOURNAL_PATH  # a retried close: written already

@@ -104,8 +104,19 @@ def _fsync_dir(path: str) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: str) -> Iterator[Appender]:
-    """Open ``path`` for appending (creating it) under an exclusive lock."""
+def locked(path: str, root: str | None = None) -> Iterator[Appender]:
+    """Open ``path`` for appending (creating it) under an exclusive lock; with
+    ``root``, only while it stays inside that repository (checked at this
+    moment too: a pull may have turned it into a symlink since the open)."""
+    if root is not None:
+        base = os.path.realpath(root)
+        real = os.path.realpath(path)
+        if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            raise GaspError(
+                f"{rel} is a symlink that leads outside the repository (refused)",
+                "git-gasp writes only inside the repository; replace the symlink with the file",
+            )
     os.makedirs(os.path.dirname(path), exist_ok=True)
     created = not os.path.exists(path)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)

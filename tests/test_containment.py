@@ -215,3 +215,18 @@ def test_transcripts_may_live_elsewhere_unless_the_repository_says_so(
     code, _, err = main(capsys, "transcript", "add", run_id, str(git_file), "-C", str(work))
     assert code == 2 and "transcripts is a committed symlink" in err
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
+
+
+def test_a_file_turned_into_a_link_out_after_the_open_is_not_written(
+    work: Path, outside: Path
+) -> None:
+    from git_gasp.agent import Agent
+    from git_gasp.errors import GaspError
+    from git_gasp.projecting import add_fact
+
+    agent = Agent.open(str(work), worker="w")  # checked here...
+    relink(work, "memory/facts.jsonl", outside / "secret.txt")  # ...then a pull, say
+    with pytest.raises(GaspError) as caught:
+        add_fact(agent, "after the pull", [])
+    assert f"memory/facts.jsonl {REFUSED}" in caught.value.message
+    assert (outside / "secret.txt").read_text() == "root:x:0:0\n"
