@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from git_gasp import seeding, store, validate
 from git_gasp.core import payloads as P
-from git_gasp.core.event import OPS_APPLIED, Actor, Event, encode_event
+from git_gasp.core.event import OPS_APPLIED, Actor, Event, EventError, encode_event, parse_event
 from git_gasp.core.fold import Folder
 from git_gasp.core.graph import Graph, graphs_equal
 from git_gasp.core.jsonvalue import Json
@@ -214,6 +214,22 @@ class Agent:
             self._ids[event.id] = event.kind
         self._seed = None
 
+    def _last_event(self) -> tuple[str, str] | None:
+        """``(id, kind)`` of the log's last event: of the events read (in log
+        order, seeded or not), else of the snapshot's prefix, whose last line
+        is parsed (a seed can end at any event)."""
+        if self._events:
+            return self._events[-1].id, self._events[-1].kind
+        if self._seed is None or not self._seen:
+            return None
+        prefix = bytes(self._seen[0])
+        start = prefix.rfind(b"\n", 0, len(prefix) - 1) + 1
+        try:
+            event = parse_event(prefix[start:].decode("utf-8").rstrip("\n"))
+        except (EventError, UnicodeDecodeError):
+            return None
+        return event.id, event.kind
+
     def _runs(self) -> list[Event]:
         return [e for e in self._events if e.kind in ("run.started", "run.finished")]
 
@@ -316,8 +332,7 @@ class Agent:
         self.lease.acquire()
         with store.locked(self.log_path, self.root) as log:
             self._sync(log.read_from(self._offset))
-            last = self._events[-1] if self._events else None  # in log order, seeded or not
-            validate.unpaired_tail((last.id, last.kind) if last else None, events)
+            validate.unpaired_tail(self._last_event(), events)
             validate.batch(events, self._folder, self._ids, self._packs)
             log.write(lines)
         self._folder.apply_all(events)
@@ -637,21 +652,29 @@ class Agent:
         run = self.open_run
         if run is None:
             raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
-        if not self._finished(run):
+        if self._finish_of(run) is None:
             exists = run.run_id in self.graph.nodes
             self.record(P.run_finished(run.run_id, outcome, exists))
         return run.run_id
 
-    def _finished(self, run: OpenRun) -> bool:
-        """Whether the log finishes ``run`` after its start (a finish of the
+    def finished_outcome(self) -> str | None:
+        """The outcome the log's ``run.finished`` of the open run records, when
+        a close already wrote it (and its commit is still to be made)."""
+        finish = self._finish_of(self.open_run) if self.open_run is not None else None
+        payload = finish.payload if finish is not None else None
+        outcome = payload.get("outcome") if isinstance(payload, dict) else None
+        return outcome if isinstance(outcome, str) else None
+
+    def _finish_of(self, run: OpenRun) -> Event | None:
+        """The ``run.finished`` of ``run`` after its start (a finish of the
         same id before a restart does not count)."""
         after = run.started_event not in self._ids  # started before the seed
         for event in self._runs():
             if event.id == run.started_event:
                 after = True
             elif after and event.kind == RUN_FINISHED and run_id_of(event) == run.run_id:
-                return True
-        return False
+                return event
+        return None
 
     def forget_run(self) -> None:
         """Drop the open-run marker and release the lease (after the boundary commit)."""

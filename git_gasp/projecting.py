@@ -109,8 +109,8 @@ def _check_supersedes(memory: FactsFile, supersedes: str | None) -> None:
 
 def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, task: str) -> str:
     """Append the run's entry once, in one write. A retried close does not add
-    a second: an uncommitted entry of this run (whole, or cut short by a
-    crash) is written again as it is now, outcome and all."""
+    a second: it completes an uncommitted entry a crash cut short (a prefix
+    of this one, even inside its heading), and leaves any other text alone."""
     path = os.path.join(agent.root, JOURNAL_PATH)
     header = f"## Run {run_id}:".encode()
     entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.run_events(run_id))
@@ -119,15 +119,18 @@ def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, ta
         existing = journal.read_from(0)
         if existing.endswith(data):
             return JOURNAL_PATH  # a retried close: written already
-        # this run's entry from an earlier attempt at this close (whole, or cut
-        # by a crash, even inside its heading): written again, as it is now
         at = _line_start(existing, header)
-        if at is None:
-            at = _cut_short(existing, data)
-        if at is not None:
-            if at < gitrepo.committed_size(agent.root, JOURNAL_PATH):
-                return JOURNAL_PATH  # a commit holds it: append-only, left alone
-            journal.truncate(at)
+        if at is not None and existing[at:].startswith(data):
+            return JOURNAL_PATH  # written already, and something after it: left alone
+        if at is not None and not data.startswith(existing[at:]):
+            return JOURNAL_PATH  # another text under this run's heading: never cut
+        # what is left of this entry when a crash cut its write short (even
+        # inside the heading) is written again whole; committed bytes never
+        cut = at if at is not None else _cut_short(existing, data)
+        if cut is not None:
+            if cut < gitrepo.committed_size(agent.root, JOURNAL_PATH):
+                return JOURNAL_PATH
+            journal.truncate(cut)
         journal.write(data if journal.size() else b"# Journal\n\n" + data)
     return JOURNAL_PATH
 

@@ -17,6 +17,7 @@ stays staged. Its message is the runtime's (REFERENCE §8) plus one
 from __future__ import annotations
 
 import os
+import shlex
 import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -179,6 +180,13 @@ def close_run(
     run = agent.open_run
     if run is None:
         raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
+    recorded = agent.finished_outcome()
+    if recorded is not None and recorded != outcome:  # a retried close: the log has its say
+        raise GaspError(
+            f"{run.run_id} already finished with outcome `{recorded}` (this close is a retry)",
+            f"close it with: git gasp run close --outcome {shlex.quote(recorded)}",
+            USAGE,
+        )
     goal_id = goal or run.goal or "-"
     if goal is not None and goal not in agent.graph.nodes:
         raise GaspError(f"unknown goal: {goal}", "name a goal node (git gasp fold --json)", USAGE)

@@ -595,10 +595,15 @@ def test_a_retried_close_completes_a_journal_entry_a_crash_cut_short(
     cut = journal.read_bytes()
     assert len(cut) > len(before) and not cut.endswith(b"\n\n")
     retried = gasp(agent_repo, "run", "close", "--outcome", again, "--worker", "w")
+    if again != "done":  # the log recorded the first close's outcome: it has its say
+        assert retried.returncode == 2
+        assert "already finished with outcome `done`" in retried.stderr
+        assert "git gasp run close --outcome done" in retried.stderr
+        retried = gasp(agent_repo, "run", "close", "--outcome", "done", "--worker", "w")
     assert retried.returncode == 0, retried.stderr
     entry = journal.read_bytes()[len(before) :]
     assert entry.startswith(b"## Run run_") and entry.count(b"## Run ") == 1
-    assert entry.endswith(b"\n\n") and f": {again}\n".encode() in entry
+    assert entry.endswith(b"\n\n") and b": done\n" in entry
     assert git(agent_repo, "status", "--porcelain") == ""  # the whole entry is committed
     assert gasp(agent_repo, "check").returncode == 0
 
@@ -690,3 +695,34 @@ def test_repair_keeps_a_committed_unpaired_event_before_a_torn_tail(agent_repo: 
     assert done.returncode == 0, done.stderr
     assert "removed a torn last line of 24 bytes" in done.stdout
     assert log.read_bytes() == committed
+
+
+def test_a_retried_close_keeps_what_follows_a_whole_journal_entry(agent_repo: Path) -> None:
+    # a close whose commit a hook refused, a note added by hand, the close again
+    assert gasp(agent_repo, "run", "start", "--task", "t", "--worker", "w").returncode == 0
+    hook = agent_repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    assert gasp(agent_repo, "run", "close", "--outcome", "first", "--worker", "w").returncode != 0
+    journal = agent_repo / "journal" / "JOURNAL.md"
+    with journal.open("a") as fh:
+        fh.write("Human note.\n")
+    hook.unlink()
+    done = gasp(agent_repo, "run", "close", "--outcome", "first", "--worker", "w")
+    assert done.returncode == 0, done.stderr
+    assert journal.read_text().count("## Run ") == 1 and "Human note." in journal.read_text()
+
+
+def test_the_unpaired_event_guard_holds_when_a_snapshot_ends_at_the_event(
+    agent_repo: Path,
+) -> None:
+    with Agent.open(str(agent_repo), worker="w") as agent:
+        agent.record_goal("goal_1", "one")
+        agent.record_goal("goal_cut", "cut")
+    log = agent_repo / EVENTS
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:-1]))
+    assert gasp(agent_repo, "snapshot").returncode == 0  # ends at the unpaired event
+    assert gasp(agent_repo, "run", "status").returncode == 0  # verifies it: later opens seed
+    refused = gasp(agent_repo, "record", "goal", "--title", "g3", "--worker", "w")
+    assert refused.returncode == 1, refused.stderr
+    assert "ends with goal.created" in refused.stderr
