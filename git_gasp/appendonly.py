@@ -50,7 +50,7 @@ class VerdictCache:
             self.tips = {
                 str(k): [c for c in v if isinstance(c, str)] for k, v in data["tips"].items()
             }
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (RecursionError, OSError, ValueError, KeyError, TypeError, AttributeError):
             # A cache is only an optimisation: a missing or damaged one is
             # treated as empty, which means more work, never a wrong pass.
             self.transitions, self.tips = set(), {}

@@ -121,15 +121,18 @@ def is_ours(path: str) -> bool:
         return False
 
 
-def interpreter_problem(python: str, repo: str) -> str | None:
-    """Why ``python`` cannot run ``repo``'s hooks (it is missing, or cannot
-    import git_gasp from where git runs them), or None when it can."""
-    return gitrepo.import_problem(python, "git_gasp", hook_cwd(repo))
+def interpreter_problem(python: str, repo: str, hooks: Sequence[str]) -> str | None:
+    """Why ``python`` cannot run ``repo``'s ``hooks`` (it is missing, or
+    cannot import git_gasp from where git runs them), or None when it can."""
+    return gitrepo.import_problem(python, "git_gasp", hook_cwd(repo, hooks))
 
 
-def hook_cwd(repo: str) -> str:
-    """Where git runs a repository's hooks: the top of its work tree, or the
-    git directory of a bare repository."""
+def hook_cwd(repo: str, hooks: Sequence[str]) -> str:
+    """Where git runs ``hooks``: a push's (pre-receive, post-receive) in the
+    git directory; the others at the top of the work tree (of a bare
+    repository: in its git directory)."""
+    if any(hook in SERVER_HOOKS for hook in hooks):
+        return gitrepo.repo_info(repo).git_dir
     try:
         top = gitrepo.run(repo, ["rev-parse", "--show-toplevel"]).decode().strip()
     except gitrepo.GitError:  # a bare repository
@@ -153,7 +156,7 @@ def pinned_interpreter(path: str) -> str | None:
 
 def install(repo: str, hooks: Sequence[str], python: str | None) -> Installed:
     if python is not None:
-        problem = interpreter_problem(python, repo)
+        problem = interpreter_problem(python, repo, hooks)
         if problem is not None:  # hooks that would refuse every commit: not installed
             raise GaspError(
                 problem,
@@ -217,7 +220,7 @@ def status(repo: str, hooks: Sequence[str]) -> dict[str, str]:
         if is_ours(path):
             python = pinned_interpreter(path)
             if python is not None and python not in broken:
-                broken[python] = interpreter_problem(python, repo) is not None
+                broken[python] = interpreter_problem(python, repo, [hook]) is not None
             if python is not None and broken[python]:
                 out[hook] = "broken"  # its interpreter cannot run git-gasp: it refuses all
             else:

@@ -432,7 +432,7 @@ def parse_json(text: str, where: str) -> Any:
 
     try:
         return json.loads(text, parse_constant=constant)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise _bad(where, f"not valid JSON ({exc})", "quote the value for the shell") from None
 
 

@@ -96,7 +96,7 @@ def _facts_tail(data: bytes, committed: int) -> tuple[bool, int]:
     tail = store.torn_tail(data)
     try:
         return bool(tail) and isinstance(json.loads(tail), dict), 0
-    except ValueError:
+    except (ValueError, RecursionError):
         return False, 0
 
 

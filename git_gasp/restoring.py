@@ -507,11 +507,15 @@ def describe(
 def _unhashed(root: str, identity: Sequence[tuple[str, str]]) -> list[str]:
     """The identity files read that ``identity_hash`` does not cover (it
     covers ``identity/``, or the root ``IDENTITY.md``; REFERENCE §9.2)."""
-    try:
-        hashed = {rel for rel, _ in identity_files(root)}
+
+    def real(rel: str) -> str:
+        return os.path.realpath(os.path.join(root, *rel.split("/")))
+
+    try:  # by the file, not the name: a link to a hashed file reads the same bytes
+        hashed = {real(rel) for rel, _ in identity_files(root)}
     except OSError:
         hashed = set()
-    return [path for path, _ in identity if path not in hashed]
+    return [path for path, _ in identity if real(path) not in hashed]
 
 
 def default_directory(url: str) -> str:

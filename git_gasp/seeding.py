@@ -74,7 +74,7 @@ def _integrity(raw: bytes) -> dict[str, object] | None:
     end = raw.find(b"}", at)
     try:
         value = json.loads(raw[at + len(b',"integrity":') : end + 1])
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -91,7 +91,7 @@ def verified_digests(common_dir: str | None) -> dict[str, int]:
         with open(_cache_path(common_dir), encoding="utf-8") as fh:
             data = json.load(fh)
         return {d: n for d, n in data.items() if isinstance(d, str) and type(n) is int}
-    except (OSError, ValueError, TypeError, AttributeError):
+    except (RecursionError, OSError, ValueError, TypeError, AttributeError):
         return {}
 
 

@@ -246,7 +246,7 @@ def run_range(log: bytes, run_id: str) -> tuple[str, str] | None:
             continue
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict) and obj.get("correlation_id") == run_id:
             if isinstance(obj.get("id"), str) and obj["id"]:
@@ -404,12 +404,26 @@ class _Sources:
             self._logs = {info.oid: reader.read(info.oid)}  # keep one: logs can be large
         return self._logs[info.oid]
 
+    def _readable(self, path: str, local: str) -> bool:
+        """A file inside the work tree, or under a ``transcripts/`` that is a
+        local link to cold storage (not one the repository committed)."""
+        assert self.top is not None
+        if inside(self.top, local):
+            return True
+        cold = os.path.join(self.top, "transcripts")
+        return (
+            path.startswith("transcripts/")
+            and os.path.islink(cold)
+            and inside(os.path.realpath(cold), local)
+            and not gitrepo.tracked(self.top, ["transcripts"])
+        )
+
     def transcript(self, commit: str, rec: NoteRecord) -> tuple[str, str, int] | None:
         """``(where, digest, size)`` of the transcript a record names, if present."""
         for path in _transcript_paths(rec):
             if self.top is not None:
                 local = os.path.join(self.top, *path.split("/"))
-                if os.path.isfile(local) and inside(self.top, local):  # a link out: not read
+                if os.path.isfile(local) and self._readable(path, local):
                     return (path, *digest_file(local))
             info = gitrepo.object_info(self.repo, [f"{commit}:{path}"])[0]
             if info is not None and info.type == "blob":

@@ -318,7 +318,7 @@ def event_of(text: str) -> Event:
     """The id, kind and run of one log line (whatever of them it has)."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return Event(None, None, None)
     if not isinstance(value, dict):
         return Event(None, None, None)

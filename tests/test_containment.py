@@ -211,10 +211,14 @@ def test_transcripts_may_live_elsewhere_unless_the_repository_says_so(
     )
     from .conftest import git
 
+    code, _, err = main(capsys, "transcript", "add", run_id, str(git_file), "-C", str(work))
+    assert code == 0, err  # written to cold storage through the local link
+    assert [p.name for p in outside.iterdir() if p.name.endswith(".gz")]
+    code, out, err = main(capsys, "notes", "verify", "-C", str(work))
+    assert code == 0 and "digest match: transcripts/" in out and ", 0 missing" in out, out + err
     git(work, "add", "-f", "transcripts")  # committed by the repository: a trap
     code, _, err = main(capsys, "transcript", "add", run_id, str(git_file), "-C", str(work))
     assert code == 2 and "transcripts is a committed symlink" in err
-    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
 
 
 def test_a_file_turned_into_a_link_out_after_the_open_is_not_written(
@@ -230,3 +234,16 @@ def test_a_file_turned_into_a_link_out_after_the_open_is_not_written(
         add_fact(agent, "after the pull", [])
     assert f"memory/facts.jsonl {REFUSED}" in caught.value.message
     assert (outside / "secret.txt").read_text() == "root:x:0:0\n"
+
+
+def test_damaged_caches_are_misses_not_crashes(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    (work / ".git" / "gasp").mkdir(exist_ok=True)
+    for name in ("seeds-v1.json", "check4-v1.json"):
+        (work / ".git" / "gasp" / name).write_text(deep)
+    assert main(capsys, "run", "status", "-C", str(work))[0] == 0
+    assert main(capsys, "check", str(work))[0] == 0
+    code, _, err = main(capsys, "record", "goal", "--payload-json", deep, "-C", str(work))
+    assert code == 2 and "recursion" in err

@@ -226,11 +226,11 @@ def test_a_refused_close_leaves_the_index_as_it_was(tmp_path: Path) -> None:
     git(root, "add", "other.txt")
     with Agent.open(str(root), worker="w") as agent:
         with pytest.raises(Exception, match="not today"):
-            close_run(agent, "refused again")
+            close_run(agent, "refused")  # a retry: the outcome the log recorded
     assert git(root, "diff", "--cached", "--name-only").split() == ["other.txt"]
     hook.unlink()
     with Agent.open(str(root), worker="w") as agent:
-        close_run(agent, "accepted")
+        close_run(agent, "refused")
     assert "other.txt" not in git(root, "show", "--name-only", "--format=", "HEAD")
     assert git(root, "diff", "--cached", "--name-only").split() == ["other.txt"]
 

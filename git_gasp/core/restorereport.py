@@ -428,9 +428,14 @@ def build_report(inputs: RestoreInputs) -> dict[str, Any]:
 _BREAKS = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _line(text: str) -> str:
     """One line of a report or of the context document: a value from the
-    repository cannot start another (a forged heading, say)."""
+    repository cannot start another (a forged heading, say), and a name
+    that is not UTF-8 (a lone surrogate) is written as its escape."""
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return _BREAKS.sub(" ", text).rstrip()
 
 
@@ -559,7 +564,8 @@ def context_markdown(
         out.append(_line(f"- **{skill['name']}** — {skill['description']} (`{skill['path']}`)"))
     if not report["skills"]["loaded"]:
         out.append("none")
-    out += ["", "## Active memory", "", (memory or "none").rstrip("\n"), ""]
+    # the repository's text, quoted: its own headings cannot pass for this document's
+    out += ["", "## Active memory", "", _fenced(memory) if memory else "none", ""]
     out += ["## Open goals and tasks", ""]
     items = [("goal", g) for g in report["open_goals"]] + [
         ("task", t) for t in report["open_tasks"]
