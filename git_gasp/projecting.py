@@ -109,8 +109,9 @@ def _check_supersedes(memory: FactsFile, supersedes: str | None) -> None:
 
 def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, task: str) -> str:
     """Append the run's entry once, in one write. A retried close does not add
-    a second: it completes an uncommitted entry a crash cut short (a prefix
-    of this one, even inside its heading), and leaves any other text alone."""
+    a second: this run's uncommitted entry from an earlier attempt (whole, or
+    cut short by a crash) is written again as it is now; text after a whole
+    one is kept; committed bytes are never touched."""
     path = os.path.join(agent.root, JOURNAL_PATH)
     header = f"## Run {run_id}:".encode()
     entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.run_events(run_id))
@@ -119,20 +120,36 @@ def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, ta
         existing = journal.read_from(0)
         if existing.endswith(data):
             return JOURNAL_PATH  # a retried close: written already
+        # an earlier attempt at this close left this run's entry (whole, or
+        # cut short by a crash, even inside its heading): it is written again
+        # as it is now, and whatever follows a whole one is kept
         at = _line_start(existing, header)
-        if at is not None and existing[at:].startswith(data):
-            return JOURNAL_PATH  # written already, and something after it: left alone
-        if at is not None and not data.startswith(existing[at:]):
-            return JOURNAL_PATH  # another text under this run's heading: never cut
-        # what is left of this entry when a crash cut its write short (even
-        # inside the heading) is written again whole; committed bytes never
-        cut = at if at is not None else _cut_short(existing, data)
-        if cut is not None:
-            if cut < gitrepo.committed_size(agent.root, JOURNAL_PATH):
-                return JOURNAL_PATH
-            journal.truncate(cut)
-        journal.write(data if journal.size() else b"# Journal\n\n" + data)
+        if at is None:
+            at = _cut_short(existing, data)
+        rest = b""
+        if at is not None:
+            if at < gitrepo.committed_size(agent.root, JOURNAL_PATH):
+                return JOURNAL_PATH  # a commit holds it: append-only, left alone
+            whole = _entry_length(existing[at:])
+            rest = existing[at + whole :] if whole is not None else b""
+            journal.truncate(at)
+        journal.write((data if journal.size() else b"# Journal\n\n" + data) + rest)
     return JOURNAL_PATH
+
+
+def _entry_length(tail: bytes) -> int | None:
+    """The length of the whole journal entry ``tail`` starts with (a heading,
+    a blank line, ``- `` lines, a blank line), or None if it was cut short."""
+    first = tail.find(b"\n")
+    if first < 0 or tail[first + 1 : first + 2] != b"\n":
+        return None
+    at = first + 2
+    while tail.startswith(b"- ", at):
+        end = tail.find(b"\n", at)
+        if end < 0:
+            return None
+        at = end + 1
+    return at + 1 if tail[at : at + 1] == b"\n" else None
 
 
 def _cut_short(existing: bytes, data: bytes) -> int | None:

@@ -181,10 +181,12 @@ def close_run(
     if run is None:
         raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
     recorded = agent.finished_outcome()
-    if recorded is not None and recorded != outcome:  # a retried close: the log has its say
+    closable = recorded is not None and recorded.strip() and not set("\r\n") & set(recorded)
+    if closable and recorded != outcome:  # an earlier close wrote run.finished: it has its say
         raise GaspError(
-            f"{run.run_id} already finished with outcome `{recorded}` (this close is a retry)",
-            f"close it with: git gasp run close --outcome {shlex.quote(recorded)}",
+            f"{run.run_id} already finished with outcome `{recorded}` "
+            "(an earlier close recorded it; its commit is still to be made)",
+            f"finish it with: git gasp run close --outcome {shlex.quote(str(recorded))}",
             USAGE,
         )
     goal_id = goal or run.goal or "-"

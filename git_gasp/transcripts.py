@@ -6,7 +6,7 @@ deterministic: compression level 9, modification time 0, no file name, so the
 same transcript gives the same file on the same zlib. The file is created with
 mode 0600 (a transcript may hold anything the session saw).
 
-``transcripts/`` is ignored by git (``/transcripts/`` is appended to
+``transcripts/`` is ignored by git (``/transcripts`` is appended to
 ``.gitignore`` when no line there already ignores it) unless the repository
 opts in with ``git config gasp.commitTranscripts true``; a safe clone
 (``git gasp restore``) never checks it out either way.
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 
 DIRECTORY = "transcripts"
 ARTIFACT_KIND = "gasp.transcript/v1"
-IGNORE_LINE = "/transcripts/"
+IGNORE_LINE = "/transcripts"  # the directory, or a local link to cold storage
 COMMIT_CONFIG = "gasp.commitTranscripts"
 #: .gitignore lines that already ignore the top-level transcripts/ directory
 _IGNORING = frozenset(
@@ -89,7 +89,7 @@ class Added(NamedTuple):
     raw_bytes: int
     written: bool  # False when the same transcript was already stored
     event: str | None  # the artifact.attached event; None if already recorded
-    gitignore: bool  # whether /transcripts/ was appended to .gitignore
+    gitignore: bool  # whether /transcripts was appended to .gitignore
     commit: str | None  # the run's boundary commit, if it has one
     noted: str | None  # the session of the note record written
     note_skipped: str | None  # why no note was written, when none was
@@ -230,8 +230,8 @@ def store_transcript(root: str, rel: str, source_file: str) -> tuple[Stored, boo
 
 
 def ensure_ignored(root: str) -> bool:
-    """Append ``/transcripts/`` to ``root/.gitignore`` unless a line there
-    already ignores the directory; True if it wrote."""
+    """Append ``/transcripts`` to ``root/.gitignore`` unless a line there
+    already ignores it; True if it wrote."""
     from git_gasp.store import write_atomically
 
     path = os.path.join(root, ".gitignore")
@@ -243,7 +243,8 @@ def ensure_ignored(root: str) -> bool:
     except OSError as exc:
         raise GaspError(f".gitignore: cannot read: {exc.strerror}") from None
     lines = {line.strip().decode("utf-8", "replace") for line in data.split(b"\n")}
-    if lines & _IGNORING:
+    link = os.path.islink(os.path.join(root, "transcripts"))  # "dir/" patterns miss a link
+    if lines & ({"transcripts", "/transcripts"} if link else _IGNORING):
         return False
     prefix = b"" if not data or data.endswith(b"\n") else b"\n"
     write_atomically(path, data + prefix + IGNORE_LINE.encode() + b"\n")

@@ -25,7 +25,7 @@ from git_gasp.core.change import line_secrets
 from git_gasp.core.checks import PAIRED_KINDS, is_allowed_root
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.fold import Folder
-from git_gasp.core.jsonvalue import type_name
+from git_gasp.core.jsonvalue import MAX_DEPTH, depth, type_name
 from git_gasp.core.ops import (
     AttachArtifact,
     CreateNode,
@@ -50,6 +50,18 @@ class RefusedError(GaspError):
 def choice(what: str, value: str, allowed: Sequence[str]) -> None:
     if value not in allowed:
         raise GaspError(f"{what} must be one of {', '.join(allowed)} (got {value!r})", None, USAGE)
+
+
+def depths(events: Sequence[Event], what: str) -> None:
+    """Refuse an event nested deeper than the log's parser reads (it would
+    append a line that no command could read again)."""
+    for event in events:
+        if 1 + depth(event.payload) > MAX_DEPTH:
+            raise GaspError(
+                f"{what} not written: its payload nests deeper than {MAX_DEPTH - 1} levels",
+                "flatten the metadata (every reader of the log would refuse that line)",
+                USAGE,
+            )
 
 
 def unpaired_tail(last: tuple[str, str] | None, events: Sequence[Event]) -> None:

@@ -213,6 +213,7 @@ def test_transcripts_may_live_elsewhere_unless_the_repository_says_so(
 
     code, _, err = main(capsys, "transcript", "add", run_id, str(git_file), "-C", str(work))
     assert code == 0, err  # written to cold storage through the local link
+    assert git(work, "status", "--porcelain", "--", "transcripts") == ""  # and ignored
     assert [p.name for p in outside.iterdir() if p.name.endswith(".gz")]
     code, out, err = main(capsys, "notes", "verify", "-C", str(work))
     assert code == 0 and "digest match: transcripts/" in out and ", 0 missing" in out, out + err

@@ -726,3 +726,21 @@ def test_the_unpaired_event_guard_holds_when_a_snapshot_ends_at_the_event(
     refused = gasp(agent_repo, "record", "goal", "--title", "g3", "--worker", "w")
     assert refused.returncode == 1, refused.stderr
     assert "ends with goal.created" in refused.stderr
+
+
+def test_a_retried_close_writes_the_entry_as_the_log_now_is(agent_repo: Path) -> None:
+    def ok(*args: str) -> None:
+        done = gasp(agent_repo, *args, "--worker", "w")
+        assert done.returncode == 0, (args, done.stderr)
+
+    ok("run", "start", "--task", "t")
+    ok("record", "patch", "--id", "patch_y", "--title", "p")
+    killed = python(CLOSE_KILLED_IN_THE_JOURNAL, str(agent_repo))
+    killed.communicate()
+    assert killed.returncode == 9
+    ok("record", "patch-status", "--id", "patch_y", "--status", "Promoted")  # after the crash
+    ok("run", "close", "--outcome", "done")
+    journal = (agent_repo / "journal" / "JOURNAL.md").read_text()
+    assert journal.endswith("- patches: patch_y (Promoted)\n\n")
+    assert journal.count("## Run ") == 1
+    assert gasp(agent_repo, "run", "start", "--task", "next", "--worker", "w").returncode == 0

@@ -859,3 +859,20 @@ def test_the_api_refuses_arguments_of_the_wrong_type(repo: Path) -> None:
     assert agent.record_hypothesis(None, "h", confidence=1).startswith(
         "hypothesis_"
     )  # an int is a float
+
+
+def test_a_payload_deeper_than_the_parser_reads_is_never_written(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def metadata(depth: int) -> str:
+        return '{"x":' + "[" * depth + "]" * depth + "}"
+
+    before = log_path(repo).read_bytes()
+    code, _, err = run(capsys, "record", "goal", "--title", "o", "--metadata-json", metadata(122),
+                       "-C", str(repo))  # fmt: skip
+    assert code == 2 and "nests deeper than" in err
+    assert log_path(repo).read_bytes() == before
+    code, _, err = run(capsys, "record", "goal", "--title", "o", "--metadata-json", metadata(121),
+                       "-C", str(repo))  # fmt: skip
+    assert code == 0, err  # the deepest the log's parser reads back
+    assert run(capsys, "check", str(repo))[0] == 0

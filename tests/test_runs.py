@@ -13,6 +13,7 @@ from git_gasp import cli
 from git_gasp.agent import Agent
 from git_gasp.checking import run_all
 from git_gasp.core.log import parse_log
+from git_gasp.errors import GaspError
 from git_gasp.init import init_repo
 from git_gasp.projecting import add_fact, read_facts
 from git_gasp.runs import close_run, commit_message
@@ -524,3 +525,18 @@ def test_init_without_a_git_identity_leaves_nothing(
     existing.mkdir()
     assert cli.main(["init", str(existing), "--agent-id", "evolve"]) == 2
     assert list(existing.iterdir()) == []
+
+
+def test_a_recorded_outcome_no_commit_can_carry_does_not_block_the_close(repo: Path) -> None:
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("t")
+    agent.finish_run("line1\nline2")  # another runtime's finish: no trailer can hold it
+    closed = close_run(Agent.open(str(repo), worker="w"), "line1")
+    assert closed.commit is not None
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("t2")
+    agent.finish_run("first")
+    with pytest.raises(GaspError) as caught:
+        close_run(Agent.open(str(repo), worker="w"), "second")
+    assert "already finished with outcome `first`" in caught.value.message
+    assert caught.value.hint == "finish it with: git gasp run close --outcome first"

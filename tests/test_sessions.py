@@ -343,7 +343,7 @@ def test_transcript_add_on_a_closed_run(
     assert added["digest"] == sha256(data) and added["bytes"] == len(data)
     assert added["raw_digest"] == sha256(TRANSCRIPT) and added["raw_bytes"] == len(TRANSCRIPT)
     assert added["written"] is False and added["event"] is None  # the second add: a no-op
-    assert "/transcripts/" in (work / ".gitignore").read_text().splitlines()
+    assert "/transcripts" in (work / ".gitignore").read_text().splitlines()
     assert git(work, "check-ignore", f"transcripts/{run_id}.jsonl.gz").strip()
     assert "transcripts" not in git(work, "status", "--porcelain", "--untracked-files=all")
     # the run's events record it, once, and the log is still conformant

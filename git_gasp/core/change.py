@@ -301,7 +301,7 @@ def _escaped_secrets(text: str) -> list[SecretFinding]:
 
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     strings: list[str] = []
     stack = [value]
