@@ -248,3 +248,16 @@ def test_damaged_caches_are_misses_not_crashes(
     assert main(capsys, "check", str(work))[0] == 0
     code, _, err = main(capsys, "record", "goal", "--payload-json", deep, "-C", str(work))
     assert code == 2 and "recursion" in err
+
+
+def test_a_deep_escaped_line_is_a_finding_not_a_crash(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .conftest import git
+
+    with (work / "memory" / "facts.jsonl").open("a") as fh:
+        fh.write('{"text":"\\\\u0041","x":' + "[" * 3000 + "]" * 3000 + "}\n")
+    git(work, "add", "memory/facts.jsonl")
+    code, out, err = main(capsys, "validate", "--staged", "-C", str(work))
+    assert code == 1, err
+    assert "memory/facts.jsonl:" in out + err
