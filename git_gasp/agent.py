@@ -323,7 +323,7 @@ class Agent:
         except (TypeError, ValueError) as exc:
             raise GaspError(f"payload is not JSON: {exc}", "pass only JSON values", USAGE) from None
         what = f"the {events[0].kind} event" if events else ""
-        validate.depths(events, what)
+        validate.depths(events, lines, what)
         validate.secrets(EVENTS_PATH, lines, what)
         validate.line_sizes(EVENTS_PATH, lines, self.max_line_bytes, what)
         batch = {e.id for e in events}

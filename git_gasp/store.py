@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -108,15 +109,12 @@ def locked(path: str, root: str | None = None) -> Iterator[Appender]:
     """Open ``path`` for appending (creating it) under an exclusive lock; with
     ``root``, only while it stays inside that repository (checked at this
     moment too: a pull may have turned it into a symlink since the open)."""
-    if root is not None:
-        base = os.path.realpath(root)
-        real = os.path.realpath(path)
-        if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            raise GaspError(
-                f"{rel} is a symlink that leads outside the repository (refused)",
-                "git-gasp writes only inside the repository; replace the symlink with the file",
-            )
+    if root is not None and not _stays_inside(root, path):
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        raise GaspError(
+            f"{rel} is a symlink that leads outside the repository (refused)",
+            "git-gasp writes only inside the repository; replace the symlink with the file",
+        )
     os.makedirs(os.path.dirname(path), exist_ok=True)
     created = not os.path.exists(path)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
@@ -125,6 +123,27 @@ def locked(path: str, root: str | None = None) -> Iterator[Appender]:
         yield Appender(path, fd, created)
     finally:
         os.close(fd)  # closing drops the lock
+
+
+def _stays_inside(root: str, path: str) -> bool:
+    """Whether ``path`` (under ``root``) stays inside it: at once when no
+    component below ``root`` is a symlink (two lstat calls for the log), else
+    by resolving both."""
+    prefix = root.rstrip(os.sep) + os.sep
+    if path.startswith(prefix):
+        here = root
+        for part in path[len(prefix) :].split(os.sep):
+            here = os.path.join(here, part)
+            try:
+                if stat.S_ISLNK(os.lstat(here).st_mode):
+                    break
+            except FileNotFoundError:
+                return True  # the rest does not exist yet: created under ``here``
+        else:
+            return True
+    base = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 def _current_umask() -> int:

@@ -52,9 +52,12 @@ def choice(what: str, value: str, allowed: Sequence[str]) -> None:
         raise GaspError(f"{what} must be one of {', '.join(allowed)} (got {value!r})", None, USAGE)
 
 
-def depths(events: Sequence[Event], what: str) -> None:
+def depths(events: Sequence[Event], lines: bytes, what: str) -> None:
     """Refuse an event nested deeper than the log's parser reads (it would
-    append a line that no command could read again)."""
+    append a line that no command could read again). ``lines``, the encoded
+    batch, rules most batches out at once: nesting needs its brackets."""
+    if lines.count(b"[") + lines.count(b"{") <= MAX_DEPTH:
+        return
     for event in events:
         if 1 + depth(event.payload) > MAX_DEPTH:
             raise GaspError(
@@ -211,14 +214,18 @@ def typed_arguments(fn: F) -> F:
     runs: a title that is a number, evidence given as one string (which would
     become one relation per character), an owner that is not an Actor are
     :class:`GaspError` (exit 2), not a wrong line in an append-only log."""
-    signature = inspect.signature(fn)
+    names = list(inspect.signature(fn).parameters)
     hints: dict[str, Any] = {}
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not hints:
             hints.update(typing.get_type_hints(fn))
-        for name, value in signature.bind(*args, **kwargs).arguments.items():
+        # the arguments given (defaults are the helper's own): positional by
+        # the signature's order, the rest by keyword (a wrong name is the
+        # helper's TypeError, as without this check)
+        given = [*zip(names, args, strict=False), *kwargs.items()]
+        for name, value in given:
             hint = hints.get(name)
             if name != "self" and hint is not None and not _fits(value, hint):
                 raise GaspError(
