@@ -130,8 +130,12 @@ def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, ta
         if at is not None:
             if at < gitrepo.committed_size(agent.root, JOURNAL_PATH):
                 return JOURNAL_PATH  # a commit holds it: append-only, left alone
-            whole = _entry_length(existing[at:])
-            rest = existing[at + whole :] if whole is not None else b""
+            tail = existing[at:]
+            whole = _entry_length(tail)
+            if whole is not None:
+                rest = tail[whole:]
+            elif tail.endswith(b"\n") and not data.startswith(tail):
+                return JOURNAL_PATH  # neither whole nor a crash's cut: edited by hand, kept
             journal.truncate(at)
         journal.write((data if journal.size() else b"# Journal\n\n" + data) + rest)
     return JOURNAL_PATH

@@ -32,7 +32,8 @@ def torn_error(path: str) -> TornTailError:
     """The one wording for a log that ends in an unterminated line."""
     return TornTailError(
         f"{path}: the last line is unterminated (torn by a crash mid-append)",
-        "run `git gasp repair` to remove it; committed lines are never touched",
+        "run `git gasp repair` to remove it (committed lines are never touched: if a "
+        "commit holds the line, amend that commit instead)",
     )
 
 
@@ -130,15 +131,18 @@ def _stays_inside(root: str, path: str) -> bool:
     component below ``root`` is a symlink (two lstat calls for the log), else
     by resolving both."""
     prefix = root.rstrip(os.sep) + os.sep
-    if path.startswith(prefix):
+    parts = path[len(prefix) :].split(os.sep) if path.startswith(prefix) else [".."]
+    if ".." not in parts:
         here = root
-        for part in path[len(prefix) :].split(os.sep):
+        for part in parts:
             here = os.path.join(here, part)
             try:
                 if stat.S_ISLNK(os.lstat(here).st_mode):
                     break
             except FileNotFoundError:
                 return True  # the rest does not exist yet: created under ``here``
+            except OSError:
+                break  # (not a directory, say): judged by resolving
         else:
             return True
     base = os.path.realpath(root)

@@ -214,7 +214,12 @@ def typed_arguments(fn: F) -> F:
     runs: a title that is a number, evidence given as one string (which would
     become one relation per character), an owner that is not an Actor are
     :class:`GaspError` (exit 2), not a wrong line in an append-only log."""
-    names = list(inspect.signature(fn).parameters)
+    parameters = inspect.signature(fn).parameters
+    positional = [
+        name
+        for name, p in parameters.items()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     hints: dict[str, Any] = {}
 
     @functools.wraps(fn)
@@ -224,9 +229,11 @@ def typed_arguments(fn: F) -> F:
         # the arguments given (defaults are the helper's own): positional by
         # the signature's order, the rest by keyword (a wrong name is the
         # helper's TypeError, as without this check)
-        given = [*zip(names, args, strict=False), *kwargs.items()]
+        if len(args) > len(positional) or set(kwargs) & set(positional[: len(args)]):
+            return fn(*args, **kwargs)  # Python's own TypeError says what is wrong
+        given = [*zip(positional, args, strict=False), *kwargs.items()]
         for name, value in given:
-            hint = hints.get(name)
+            hint = hints.get(name) if name in parameters else None
             if name != "self" and hint is not None and not _fits(value, hint):
                 raise GaspError(
                     f"{fn.__name__}: `{name}` must be {_wanted(hint)}, not {type_name(value)}",

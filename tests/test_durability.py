@@ -734,3 +734,18 @@ def test_a_retried_close_writes_the_entry_as_the_log_now_is(agent_repo: Path) ->
     assert journal.endswith("- patches: patch_y (Promoted)\n\n")
     assert journal.count("## Run ") == 1
     assert gasp(agent_repo, "run", "start", "--task", "next", "--worker", "w").returncode == 0
+
+
+def test_a_retried_close_keeps_an_entry_edited_by_hand(agent_repo: Path) -> None:
+    assert gasp(agent_repo, "run", "start", "--task", "t", "--worker", "w").returncode == 0
+    hook = agent_repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    assert gasp(agent_repo, "run", "close", "--outcome", "done", "--worker", "w").returncode != 0
+    journal = agent_repo / "journal" / "JOURNAL.md"
+    edited = journal.read_text().replace("- task: t\n", "- task: t\n  (continued by hand)\n")
+    journal.write_text(edited + "## My notes\n\nkeep me\n")
+    hook.unlink()
+    done = gasp(agent_repo, "run", "close", "--outcome", "done", "--worker", "w")
+    assert done.returncode == 0, done.stderr
+    assert journal.read_text() == edited + "## My notes\n\nkeep me\n"  # nothing lost
