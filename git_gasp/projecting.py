@@ -111,7 +111,8 @@ def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, ta
     """Append the run's entry once, in one write. A retried close does not add
     a second: this run's uncommitted entry from an earlier attempt (whole, or
     cut short by a crash) is written again as it is now; text after a whole
-    one is kept; committed bytes are never touched."""
+    one is kept, an entry edited by hand is left as it is, and committed
+    bytes are never touched."""
     path = os.path.join(agent.root, JOURNAL_PATH)
     header = f"## Run {run_id}:".encode()
     entry = journal_entry(run_id, goal, outcome, task, agent.graph, agent.run_events(run_id))
