@@ -266,15 +266,20 @@ def import_problem(python: str, module: str, cwd: str) -> str | None:
 def committed_size(root: str, rel: str) -> int:
     """The size of ``rel`` (relative to the work tree's ``root``) in HEAD; 0
     when it is not committed or there is no repository."""
+    return committed_sizes(root, [rel])[0]
+
+
+def committed_sizes(root: str, rels: Sequence[str]) -> list[int]:
+    """:func:`committed_size` of each of ``rels``, in one lookup."""
     try:
         info = repo_info(root)
         tip = head(root)
         if tip is None:
-            return 0
-        blob = blobs_at(root, [f"{tip}:{info.prefix}{rel}"])[0]
+            return [0] * len(rels)
+        blobs = blobs_at(root, [f"{tip}:{info.prefix}{rel}" for rel in rels])
     except GitError:
-        return 0
-    return blob.size if blob is not None else 0
+        return [0] * len(rels)
+    return [blob.size if blob is not None else 0 for blob in blobs]
 
 
 def safe_env() -> dict[str, str]:

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 
-from git_gasp import gitrepo, store, validate
+from git_gasp import gitrepo, seeding, store, validate
 from git_gasp.agent import Agent, new_id
 from git_gasp.core.fold import fold
 from git_gasp.core.log import describe_error, parse_log
@@ -26,6 +26,7 @@ from git_gasp.core.restorereport import parse_toml
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.lease import now_ms
+from git_gasp.worktree import MAX_SNAPSHOT_BYTES
 
 FACTS_PATH = "memory/facts.jsonl"
 MEMORY_PATH = "memory/active_memory.md"
@@ -210,13 +211,7 @@ def prune_snapshots(root: str) -> list[str]:
         path = os.path.join(base, name, "graph.json")
         if not os.path.isfile(path):
             continue
-        try:
-            with open(path, "rb") as fh:
-                value = json.loads(fh.read())
-        except (OSError, ValueError, RecursionError):
-            value = None
-        record = value.get("integrity") if isinstance(value, dict) else None
-        if not seal_matches(log, record):
+        if not seal_matches(log, _integrity_of(path)):
             entry = os.path.join(base, name)
             if os.path.islink(entry):
                 os.unlink(entry)  # the link, never what it names
@@ -224,6 +219,23 @@ def prune_snapshots(root: str) -> list[str]:
                 shutil.rmtree(entry)
             removed.append(f"snapshots/{name}")
     return removed
+
+
+def _integrity_of(path: str) -> object:
+    """A snapshot's integrity record: from the file's end when git-gasp wrote
+    it, else from the whole file (None if it cannot be read, or is over the
+    cap check 2 applies)."""
+    try:
+        record = seeding.integrity_at_end(path)
+        if record is not None:
+            return record
+        if os.path.getsize(path) > MAX_SNAPSHOT_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            value = json.loads(fh.read())
+    except (OSError, ValueError, RecursionError):
+        return None
+    return value.get("integrity") if isinstance(value, dict) else None
 
 
 def write_snapshot(root: str, at: str | None = None) -> str:

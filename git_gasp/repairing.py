@@ -30,18 +30,15 @@ def repair_log(root: str) -> str:
     except gitrepo.GitError:
         raise GaspError(f"{root}: not a git repository", "repair needs the committed log") from None
     backups = os.path.join(info.common_dir, "gasp", "repair")
+    files = ((EVENTS_PATH, _log_tail), (FACTS_PATH, _facts_tail), (JOURNAL_PATH, _journal_tail))
+    sizes = gitrepo.committed_sizes(root, [rel for rel, _ in files])
     done = []
-    for rel, judge in (
-        (EVENTS_PATH, _log_tail),
-        (FACTS_PATH, _facts_tail),
-        (JOURNAL_PATH, _journal_tail),
-    ):
+    for (rel, judge), committed in zip(files, sizes, strict=True):
         file = os.path.join(root, *rel.split("/"))
         if not os.path.isfile(file):
             continue
         with open(file, "rb") as fh:
             data = fh.read()
-        committed = gitrepo.committed_size(root, rel)
         parses, orphan = judge(data, committed)
         result = store.repair(file, backups, committed, parses, orphan)
         if not result.startswith("nothing to repair"):

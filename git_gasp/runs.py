@@ -50,12 +50,18 @@ def check_session(ref: str) -> str:
     return ref
 
 
+def _trailer_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a trailer's value, if it cannot."""
+    if "\n" in value or "\r" in value:
+        return "must not contain newlines (would forge commit trailers)"
+    return None if value.strip() else "must not be empty"
+
+
 def commit_message(run_id: str, goal: str, outcome: str, sessions: Sequence[str]) -> str:
     for name, value in (("run id", run_id), ("goal", goal), ("outcome", outcome)):
-        if "\n" in value or "\r" in value:
-            raise GaspError(f"{name} must not contain newlines (would forge commit trailers)")
-        if not value.strip():
-            raise GaspError(f"{name} must not be empty", None, USAGE)
+        problem = _trailer_problem(value)
+        if problem is not None:
+            raise GaspError(f"{name} {problem}", None, USAGE)
     from git_gasp.sessionhooks import session_message
 
     lines = [f"run {run_id}: {outcome}", "", f"Run-Id: {run_id}", f"Goal: {goal}"]
@@ -181,12 +187,13 @@ def close_run(
     if run is None:
         raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
     recorded = agent.finished_outcome()
-    closable = recorded is not None and recorded.strip() and not set("\r\n") & set(recorded)
-    if closable and recorded != outcome:  # an earlier close wrote run.finished: it has its say
+    # an earlier close wrote run.finished: its outcome has its say (unless no
+    # commit could carry it, as another runtime may have written it)
+    if recorded is not None and recorded != outcome and _trailer_problem(recorded) is None:
         raise GaspError(
             f"{run.run_id} already finished with outcome `{recorded}` "
             "(an earlier close recorded it; its commit is still to be made)",
-            f"finish it with: git gasp run close --outcome {shlex.quote(str(recorded))}",
+            f"finish it with: git gasp run close --outcome {shlex.quote(recorded)}",
             USAGE,
         )
     goal_id = goal or run.goal or "-"

@@ -106,6 +106,12 @@ def remember(common_dir: str | None, seed: Seed) -> None:
         pass  # read-only repository: just not remembered
 
 
+def integrity_at_end(path: str) -> dict[str, object] | None:
+    """The integrity record of the graph.json at ``path``, read from its last
+    bytes alone (as git-gasp writes it); None for any other layout."""
+    return _integrity(_tail(path))
+
+
 def _tail(path: str, size: int = 512) -> bytes:
     with open(path, "rb") as fh:
         fh.seek(0, os.SEEK_END)
@@ -127,7 +133,7 @@ def _candidates(root: str) -> list[tuple[int, str, str, object, str]]:
         if not os.path.isfile(path):
             continue
         try:
-            record = _integrity(_tail(path))
+            record = integrity_at_end(path)
         except OSError:
             continue
         if record is None:

@@ -35,6 +35,7 @@ from typing import Literal, NamedTuple
 from git_gasp import gitrepo
 from git_gasp.core.notes import NoteRecord, check_note, format_note, merge_notes, parse_note
 from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.transcripts import cold_storage
 from git_gasp.worktree import inside
 
 NOTES_REF = "refs/notes/agent-sessions"  # == git_gasp.core.notes.NOTES_REF
@@ -410,11 +411,10 @@ class _Sources:
         assert self.top is not None
         if inside(self.top, local):
             return True
-        cold = os.path.join(self.top, "transcripts")
+        cold = cold_storage(self.top) if path.startswith("transcripts/") else None
         return (
-            path.startswith("transcripts/")
-            and os.path.islink(cold)
-            and inside(os.path.realpath(cold), local)
+            cold is not None
+            and inside(cold, local)
             and not gitrepo.tracked(self.top, ["transcripts"])
         )
 

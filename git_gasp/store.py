@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 
 from git_gasp.errors import FINDINGS, GaspError
+from git_gasp.worktree import inside
 
 
 class TornTailError(GaspError):
@@ -145,9 +146,7 @@ def _stays_inside(root: str, path: str) -> bool:
                 break  # (not a directory, say): judged by resolving
         else:
             return True
-    base = os.path.realpath(root)
-    real = os.path.realpath(path)
-    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+    return inside(root, path)
 
 
 def _current_umask() -> int:

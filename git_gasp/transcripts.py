@@ -253,8 +253,6 @@ def ensure_ignored(root: str) -> bool:
 
 def commits_transcripts(root: str) -> bool:
     """Whether the repository opted in to committing transcripts."""
-    from git_gasp import gitrepo
-
     try:
         return gitrepo.config_value(root, COMMIT_CONFIG, "bool") == "true"
     except gitrepo.GitError as exc:
@@ -309,7 +307,6 @@ def record_artifact(agent: Agent, run_id: str, art: dict[str, Any]) -> str | Non
 def boundary_commit(root: str, run_id: str) -> tuple[str, tuple[str, ...]] | None:
     """The newest commit whose ``Run-Id`` trailer is ``run_id``, with its
     ``Agent-Session`` references; None if the run has none (or no repository)."""
-    from git_gasp import gitrepo
     from git_gasp.core.trailers import is_session_ref
 
     try:
@@ -326,12 +323,18 @@ def note_record(run_id: str, path: str, stored: Stored, session: str) -> NoteRec
     return NoteRecord(session, "transcript", stored.digest, stored.bytes, run=run_id, path=path)
 
 
-def _refuse_a_committed_link_out(root: str) -> None:
-    """``transcripts/`` may be a local symlink to cold storage elsewhere (it
-    is ignored by git); one that the repository committed, leading out of
-    it, is a clone's trap and is refused."""
+def cold_storage(root: str) -> str | None:
+    """Where ``transcripts/`` leads when it is a link out of the repository:
+    None when it is not one. Such a link is this clone's cold storage when
+    git does not track it; one the repository committed is a clone's trap."""
     path = os.path.join(root, "transcripts")
-    if os.path.islink(path) and not inside(root, path) and gitrepo.tracked(root, ["transcripts"]):
+    if not os.path.islink(path) or inside(root, path):
+        return None
+    return os.path.realpath(path)
+
+
+def _refuse_a_committed_link_out(root: str) -> None:
+    if cold_storage(root) is not None and gitrepo.tracked(root, ["transcripts"]):
         raise GaspError(
             "transcripts is a committed symlink that leads outside the repository (refused)",
             "git rm --cached transcripts, and make it a directory (or a local link)",

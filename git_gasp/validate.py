@@ -260,9 +260,7 @@ def _fits(value: Any, hint: Any) -> bool:
     if hint is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if hint is str:  # str subclasses (StrEnum) too
-        return isinstance(value, str) or (
-            hint is int and isinstance(value, int) and not isinstance(value, bool)
-        )
+        return isinstance(value, str)
     if origin in (collections.abc.Sequence, list, tuple):
         (item,) = typing.get_args(hint)[:1] or (Any,)
         return isinstance(value, list | tuple) and all(_fits(v, item) for v in value)

@@ -128,12 +128,9 @@ def escapes(repo: str, declared: Iterable[str] = ()) -> list[str]:
     reads or writes another file through them (a hostile clone can commit
     ``memory/facts.jsonl -> /etc/passwd``). A path that does not exist is
     judged by where its parent leads."""
-    base = os.path.realpath(repo)
-    prefix = base.rstrip(os.sep) + os.sep
 
     def leaves(rel: str) -> bool:
-        real = os.path.realpath(os.path.join(repo, *rel.split("/")))
-        return real != base and not real.startswith(prefix)
+        return not inside(repo, os.path.join(repo, *rel.split("/")))
 
     found = [rel for rel in dict.fromkeys([*AGENT_PATHS, *declared]) if leaves(rel)]
     for listed in _LISTED:
@@ -157,8 +154,8 @@ def refuse_escapes(repo: str) -> None:
     """Raise :class:`GaspError` (exit 2) naming the first of :func:`escapes`,
     the manifest's Locations included."""
     found = escapes(repo)
-    if not found:
-        found = escapes(repo, _declared(repo))
+    if not found:  # AGENT.md stays inside: its Locations can be read
+        found = [rel for rel in _declared(repo) if not inside(repo, os.path.join(repo, rel))]
     if found:
         raise GaspError(
             f"{found[0]} is a symlink that leads outside the repository (refused)",

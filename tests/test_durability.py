@@ -687,17 +687,22 @@ def test_repair_keeps_a_committed_unpaired_event(agent_repo: Path) -> None:
     assert log.read_bytes() == committed
 
 
-def test_a_retried_close_keeps_what_follows_a_whole_journal_entry(agent_repo: Path) -> None:
-    # a close whose commit a hook refused, a note added by hand, the close again
-    assert gasp(agent_repo, "run", "start", "--task", "t", "--worker", "w").returncode == 0
-    hook = agent_repo / ".git" / "hooks" / "pre-commit"
+def refused_close(root: Path, outcome: str) -> Path:
+    """A run whose close a pre-commit hook refused (its journal entry is
+    written, nothing committed); the hook is gone again. The journal's path."""
+    assert gasp(root, "run", "start", "--task", "t", "--worker", "w").returncode == 0
+    hook = root / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\nexit 1\n")
     hook.chmod(0o755)
-    assert gasp(agent_repo, "run", "close", "--outcome", "first", "--worker", "w").returncode != 0
-    journal = agent_repo / "journal" / "JOURNAL.md"
+    assert gasp(root, "run", "close", "--outcome", outcome, "--worker", "w").returncode != 0
+    hook.unlink()
+    return root / "journal" / "JOURNAL.md"
+
+
+def test_a_retried_close_keeps_what_follows_a_whole_journal_entry(agent_repo: Path) -> None:
+    journal = refused_close(agent_repo, "first")
     with journal.open("a") as fh:
         fh.write("Human note.\n")
-    hook.unlink()
     done = gasp(agent_repo, "run", "close", "--outcome", "first", "--worker", "w")
     assert done.returncode == 0, done.stderr
     assert journal.read_text().count("## Run ") == 1 and "Human note." in journal.read_text()
@@ -737,15 +742,9 @@ def test_a_retried_close_writes_the_entry_as_the_log_now_is(agent_repo: Path) ->
 
 
 def test_a_retried_close_keeps_an_entry_edited_by_hand(agent_repo: Path) -> None:
-    assert gasp(agent_repo, "run", "start", "--task", "t", "--worker", "w").returncode == 0
-    hook = agent_repo / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\nexit 1\n")
-    hook.chmod(0o755)
-    assert gasp(agent_repo, "run", "close", "--outcome", "done", "--worker", "w").returncode != 0
-    journal = agent_repo / "journal" / "JOURNAL.md"
+    journal = refused_close(agent_repo, "done")
     edited = journal.read_text().replace("- task: t\n", "- task: t\n  (continued by hand)\n")
     journal.write_text(edited + "## My notes\n\nkeep me\n")
-    hook.unlink()
     done = gasp(agent_repo, "run", "close", "--outcome", "done", "--worker", "w")
     assert done.returncode == 0, done.stderr
     assert journal.read_text() == edited + "## My notes\n\nkeep me\n"  # nothing lost
