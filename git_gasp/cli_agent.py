@@ -164,6 +164,7 @@ def _with_configured(root: str, sessions: tuple[str, ...]) -> tuple[str, ...]:
     would name ($AGENT_SESSION or git config gasp.session), once."""
     import os
 
+    from git_gasp.core.secrets import find_secrets
     from git_gasp.core.trailers import is_session_ref
     from git_gasp.sessionhooks import configured_session
 
@@ -173,6 +174,9 @@ def _with_configured(root: str, sessions: tuple[str, ...]) -> tuple[str, ...]:
     value, source = found
     if not is_session_ref(value):
         output.diag(f"warning: {source} {value!r} is not an Agent-Session reference; not used")
+        return sessions
+    if find_secrets(value):
+        output.diag(f"warning: {source} looks like it holds a credential; not used")
         return sessions
     return (*sessions, value)
 

@@ -206,8 +206,8 @@ def verify(rev_range: str, repo: str | None, as_json: bool) -> int:
 def setup(remote: str | None, repo: str | None, as_json: bool) -> int:
     """Make notes survive amend and rebase, merge cleanly, and fetch from REMOTE.
 
-    Sets notes.rewriteRef (added next to any other), notes.rewriteMode and
-    notes.agent-sessions.mergeStrategy to cat_sort_uniq, and adds the fetch
+    Sets notes.rewriteRef (added next to any other), notes.rewriteMode (when
+    unset) and notes.agent-sessions.mergeStrategy to cat_sort_uniq, and adds the fetch
     refspec into refs/notes/remotes/REMOTE/agent-sessions (default origin;
     skipped when there is no origin).
     """

@@ -255,6 +255,8 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             continue
         if update.ref == NOTES_REF:
             found += [(update.ref, j) for j in _notes_findings(repo, update)]
+            if update.old not in ZERO and not _is_ancestor(repo, update.old, update.new):
+                found += [(update.ref, j) for j in _notes_rewrite(repo, update, "forced update")]
         if update.new not in judged_tips:
             steps = changes.commit_steps(repo, gitrepo.new_commits(repo, update.new))
             verdicts = changes.judge(repo, steps)
@@ -332,7 +334,25 @@ def _is_ancestor(repo: str, old: str, new: str) -> bool:
         return False
 
 
+def _notes_rewrite(repo: str, update: Update, what: str) -> list[Judged]:
+    """A deletion or forced update of the session notes ref would drop every
+    clone's notes on the server (unless the server allows it)."""
+    if gitrepo.config_value(repo, "gasp.allowNotesRewrite", "bool") == "true":
+        return []
+    finding = Finding(
+        NOTES_REF,
+        None,
+        "notes",
+        f"{what} of {NOTES_REF} would drop the session notes other clones pushed",
+        "merge instead: git gasp notes sync; or let the server allow it: "
+        "git config gasp.allowNotesRewrite true",
+    )
+    return [Judged(update.new if update.new not in ZERO else update.old, finding)]
+
+
 def _deletion(repo: str, update: Update) -> list[Judged]:
+    if update.ref == NOTES_REF:
+        return _notes_rewrite(repo, update, "deletion")
     if not update.ref.startswith("refs/heads/"):
         return []
     if gitrepo.config_value(repo, "gasp.allowDeletion", "bool") == "true":
@@ -451,30 +471,62 @@ def _notes_findings(repo: str, update: Update) -> list[Judged]:
     return note_findings(repo, changes.commit_steps(repo, gitrepo.new_commits(repo, update.new)))
 
 
-def note_findings(repo: str, steps: Sequence[Step]) -> list[Judged]:
+def note_findings(repo: str, steps: Sequence[Step], messages: bool = True) -> list[Judged]:
     """What the server refuses in notes commits ``steps``: each note a step
-    changes must be named by a commit and carry references and digests only
-    (``git gasp notes sync`` checks its push with this too)."""
+    changes must be named by a commit (and not annotate another kind of
+    object this repository has) and carry references and digests only; with
+    ``messages``, each commit's message must hold no content either
+    (:func:`git_gasp.core.notes.check_notes_message`). ``git gasp notes
+    sync`` checks its push with this too."""
     from git_gasp.core.notes import check_note
 
     specs = [f"{s.name}:{p}" for s in steps for p in sorted(s.paths)]
     info = gitrepo.object_info(repo, specs)
     out: list[Judged] = []
+    annotated: list[tuple[str, str]] = []  # (commit, annotated object) of each note
     with gitrepo.BlobReader(repo) as reader:
         for spec, blob in zip(specs, info, strict=True):
             commit, _, path = spec.partition(":")
             if not _NOTE_PATH.fullmatch(path.replace("/", "")):
                 message = f"{path} is not a note (notes are named by the commit they annotate)"
-                hint = "push only notes to refs/notes/agent-sessions (git gasp notes sync)"
-                out.append(Judged(commit, Finding(NOTES_REF, None, "notes", message, hint)))
+                out.append(Judged(commit, Finding(NOTES_REF, None, "notes", message, _NOT_A_NOTE)))
                 continue
             if blob is None or blob.type != "blob":
                 continue
+            annotated.append((commit, path.replace("/", "")))
             for problem in check_note(reader.read(blob.oid)):
                 message = f"note for {path.replace('/', '')[:12]}: {problem.message}"
-                hint = "notes carry session references and sha256 digests only (git gasp notes add)"
-                finding = Finding(NOTES_REF, problem.line, "notes", message, hint)
+                finding = Finding(NOTES_REF, problem.line, "notes", message, _NOTE_HINT)
                 out.append(Judged(commit, finding))
+    kinds = gitrepo.object_info(repo, [oid for _, oid in annotated])
+    for (commit, oid), kind in zip(annotated, kinds, strict=True):
+        if kind is not None and kind.type != "commit":
+            message = f"note for {oid[:12]} annotates a {kind.type}, not a commit"
+            out.append(Judged(commit, Finding(NOTES_REF, None, "notes", message, _NOTE_HINT)))
+    if messages:
+        out += _notes_message_findings(repo, [s.name for s in steps if s.name])
+    return out
+
+
+_NOT_A_NOTE = "push only notes to refs/notes/agent-sessions (git gasp notes sync)"
+_NOTE_HINT = "notes carry session references and sha256 digests only (git gasp notes add)"
+
+
+def _notes_message_findings(repo: str, commits: Sequence[str]) -> list[Judged]:
+    from git_gasp.core.notes import check_notes_message
+
+    out = []
+    for commit, message in gitrepo.messages_of(repo, commits).items():
+        for problem in check_notes_message(message):
+            finding = Finding(
+                NOTES_REF,
+                None,
+                "notes",
+                f"notes commit {commit[:12]}: {problem}",
+                "notes history carries no content; git gasp notes sync rewrites "
+                "unpushed notes history into one commit",
+            )
+            out.append(Judged(commit, finding))
     return out
 
 

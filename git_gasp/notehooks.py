@@ -20,9 +20,11 @@ cover the rest:
   (``git merge --squash``: ``Squashed commit of the following:`` and a
   ``commit <id>`` line per squashed commit) gets the squashed commits' notes,
   plus a ``session`` record for each ``Agent-Session`` (or alias) line in the
-  squashed messages. A ``Run-Id`` line anywhere in the message (a
-  cherry-picked, rebased or squashed boundary commit) brings the notes of the
-  commits whose notes name that run.
+  squashed messages; only commits git could have squashed count (they exist
+  and are not in HEAD's history already), so a message that merely quotes
+  such a block links nothing. A ``Run-Id`` trailer of the final block (a
+  cherry-picked or rebased boundary commit) or ``Run-Id`` line of a squashed
+  message brings the notes of the commits whose notes name that run.
 
 ``post-commit`` runs on every commit, so it reads the message (one git
 process) and returns when it has none of those markers; ``pre-push`` without
@@ -40,7 +42,7 @@ from typing import NamedTuple, TextIO
 
 from git_gasp import gitrepo, notesync, sessionnotes
 from git_gasp.core.notes import NoteRecord, format_note, merge_notes
-from git_gasp.core.trailers import Trailer, sessions_of
+from git_gasp.core.trailers import Trailer, parse_trailers, sessions_of, values
 from git_gasp.errors import GaspError
 from git_gasp.output import visible
 
@@ -56,25 +58,54 @@ _TRAILER_LINE = re.compile(r"^[ \t]*([A-Za-z0-9-]+)[ \t]*:[ \t]*(\S.*?)[ \t\r]*$
 class Links(NamedTuple):
     picked: tuple[str, ...]  # (cherry picked from commit <id>)
     squashed: tuple[str, ...]  # the commit <id> lines of a squash message
-    runs: tuple[str, ...]  # Run-Id lines anywhere in the message
+    runs: tuple[str, ...]  # Run-Id trailers of the final block (as git parses it)
     sessions: tuple[str, ...]  # Agent-Session (and alias) lines of a squash message
+    squashed_runs: tuple[str, ...] = ()  # Run-Id lines of a squash message
 
     def __bool__(self) -> bool:
-        return any((self.picked, self.squashed, self.runs, self.sessions))
+        return any((self.picked, self.squashed, self.runs, self.sessions, self.squashed_runs))
 
 
 def links(message: str) -> Links:
-    """What in a commit message ties the commit to other commits' notes."""
+    """What in a commit message ties the commit to other commits' notes.
+
+    A ``Run-Id`` counts in the final trailer block (a cherry-picked or
+    rebased boundary commit), or among the squashed messages of a squash;
+    one in the middle of a message quotes a run, it does not close it.
+    """
     picked = tuple(dict.fromkeys(_PICKED.findall(message)))
     squashed: tuple[str, ...] = ()
     sessions: tuple[str, ...] = ()
+    squashed_runs: tuple[str, ...] = ()
     start = message.find(_SQUASHED)
     if start != -1:
         body = message[start:]
         squashed = tuple(dict.fromkeys(_SQUASHED_COMMIT.findall(body)))
-        sessions = sessions_of(Trailer(k, v) for k, v in _TRAILER_LINE.findall(body))
-    runs = tuple(dict.fromkeys(_RUN_ID.findall(message)))
-    return Links(picked, squashed, runs, sessions)
+        if squashed:
+            sessions = sessions_of(Trailer(k, v) for k, v in _TRAILER_LINE.findall(body))
+            squashed_runs = tuple(dict.fromkeys(_RUN_ID.findall(body)))
+    runs = tuple(dict.fromkeys(v for v in values(parse_trailers(message), "Run-Id") if v))
+    return Links(picked, squashed, runs, sessions, squashed_runs)
+
+
+def _really_squashed(repo: str, commits: Sequence[str]) -> tuple[str, ...]:
+    """Of the commits a squash message lists, those git could have squashed
+    into HEAD: commits that exist and are not already in HEAD's history (a
+    message quoting older commits of the branch is no squash of them)."""
+    listed = [
+        c
+        for c, info in zip(commits, gitrepo.object_info(repo, commits), strict=True)
+        if info is not None and info.type == "commit"
+    ]
+    if not listed:
+        return ()
+    parents = gitrepo.run(repo, ["rev-list", "--no-walk", "--parents", "HEAD"]).split()[1:]
+    if not parents:
+        return tuple(listed)
+    args = ["rev-list", "--stdin"]
+    payload = "".join(f"{c}\n" for c in listed) + "".join(f"^{p.decode()}\n" for p in parents)
+    outside = set(gitrepo.run(repo, args, stdin=payload.encode()).decode().split())
+    return tuple(c for c in listed if c in outside)
 
 
 def rewrite_pairs(lines: Iterable[str]) -> list[tuple[str, str]]:
@@ -153,9 +184,15 @@ def _post_commit(repo: str, err: TextIO) -> None:
     if not has_notes and not found.sessions:
         return
     head = sessionnotes.commit_id(repo, "HEAD")
-    sources = list(dict.fromkeys([*found.picked, *found.squashed]))
-    if has_notes and found.runs:
-        sources += [c for c in _runs_noted(repo, found.runs) if c not in sources]
+    squashed = _really_squashed(repo, found.squashed) if found.squashed else ()
+    if not squashed:  # no squash git made: its message is only quoted text
+        found = found._replace(squashed=(), sessions=(), squashed_runs=())
+        if not found:
+            return
+    runs = tuple(dict.fromkeys([*found.runs, *found.squashed_runs]))
+    sources = list(dict.fromkeys([*found.picked, *squashed]))
+    if has_notes and runs:
+        sources += [c for c in _runs_noted(repo, runs) if c not in sources]
     sources = [c for c in sources if c != head]
     extra = b""
     if has_notes and sources:

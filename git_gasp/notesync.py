@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+import shlex
 import time
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
@@ -67,8 +68,17 @@ def setup(repo: str, remote: str | None = None) -> list[Setting]:
         gitrepo.run(repo, ["config", "--replace-all", key, value])
         done.append(Setting(key, value, f"replaced {', '.join(old)}" if old else "set"))
 
+    def default(key: str, value: str) -> None:
+        old = gitrepo.config_values(repo, key)
+        if old:  # a setting of its own: not ours to change (it covers every rewriteRef)
+            done.append(Setting(key, old[-1], "kept"))
+        else:
+            put(key, value)
+
     add("notes.rewriteRef", NOTES_REF)
-    put("notes.rewriteMode", "cat_sort_uniq")
+    # repository-wide: a value set for other notes refs stays (the post-rewrite
+    # hook repairs what concatenate leaves, and copies what ignore drops)
+    default("notes.rewriteMode", "cat_sort_uniq")
     put("notes.agent-sessions.mergeStrategy", "cat_sort_uniq")
     if remote is not None:
         add(f"remote.{remote}.fetch", fetch_refspec(remote))
@@ -258,7 +268,7 @@ def _pushable(repo: str, tip: str, fetched: str | None, say: Callable[[str], Non
     else:  # the remote has no notes: every note of the tip is new to it
         paths = frozenset(name for name, _ in gitrepo.tree_files(repo, tip, []))
         step = changes.Step(tip, (), paths)
-    now = hooking.note_findings(repo, [step])
+    now = hooking.note_findings(repo, [step], messages=False)  # messages: squashed below
     if now:
         raise _refused_notes(repo, now, step.paths, fetched)
     walk = gitrepo.commit_walk(repo, [tip, *(f"^{c}" for c in base), *_other_remotes(repo)])
@@ -291,6 +301,10 @@ def _refused_notes(
     problem, and how to undo the local change to that note (the remote's own
     version restored, or the note removed when the remote has none)."""
     finding = found[0].finding
+    messages = [j.finding.message for j in found]
+    strays = sorted({m[: m.index(_STRAY)] for m in messages if _STRAY in m})
+    if strays:
+        return _refused_strays(strays)
     named = _NOTE_FOR.match(finding.message)
     notes = {m.group(1) for j in found if (m := _NOTE_FOR.match(j.finding.message))}
     n = max(len(notes), 1)
@@ -311,6 +325,29 @@ def _refused_notes(
         else f"git notes --ref agent-sessions remove {full}"
     )
     return GaspError(what, f"undo your change to it: {undo}; then sync again", FINDINGS)
+
+
+_STRAY = " is not a note ("
+
+
+def _refused_strays(paths: Sequence[str]) -> GaspError:
+    """The refusal of files in the notes tree that are not notes, all named,
+    with the commands that drop them from the local notes ref."""
+    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    quoted = " ".join(shlex.quote(p) for p in paths)
+    drop = (  # a subshell: the temporary index stays out of the user's shell
+        '(export GIT_INDEX_FILE="$(git rev-parse --absolute-git-dir)/gasp-notes.idx"; '
+        f"git read-tree {NOTES_REF} && git rm -q -r --cached -- {quoted} && "
+        f'git update-ref {NOTES_REF} "$(git commit-tree "$(git write-tree)" -p {NOTES_REF} '
+        '-m \'gasp: drop files that are not notes\')"; rm -f "$GIT_INDEX_FILE")'
+    )
+    return GaspError(
+        f"{len(paths)} file{'s' * (len(paths) != 1)} in the notes tree "
+        f"{'are not notes' if len(paths) != 1 else 'is not a note'} (notes are named by the commit "
+        f"they annotate): {shown}",
+        f"drop them from the local notes, then sync again: {drop}",
+        FINDINGS,
+    )
 
 
 def _reason(text: str) -> str:

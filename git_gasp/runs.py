@@ -39,12 +39,20 @@ class Closed(NamedTuple):
 
 def check_session(ref: str) -> str:
     """``<agent>:[<namespace>:]<sessionId>[#<recordRef>]``, never a URL."""
+    from git_gasp.core.secrets import find_secrets
     from git_gasp.core.trailers import is_session_ref
 
     if not is_session_ref(ref):
         raise GaspError(
             f"--session {ref!r} is not an Agent-Session reference",
             "use <agent>:[<namespace>:]<sessionId>[#<recordRef>], e.g. claude:ses_01H9X",
+            USAGE,
+        )
+    secrets = find_secrets(ref)
+    if secrets:
+        raise GaspError(
+            f"--session looks like it holds {secrets[0].label} ({secrets[0].preview})",
+            "a session reference names the session and never carries a credential",
             USAGE,
         )
     return ref

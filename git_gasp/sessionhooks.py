@@ -14,7 +14,8 @@ It does nothing, and exits 0, when:
   ``<agent>:[<namespace>:]<sessionId>[#<recordRef>]`` (a URL, white space, an
   empty id): it says so on stderr and the commit goes ahead without the link, so
   a bad variable never blocks an agent's commit (the commit-msg hook would
-  refuse a malformed trailer, so none is written);
+  refuse a malformed trailer, so none is written); likewise a value that
+  looks like a credential (a token pasted into the variable);
 * the message has no content yet (only comment and blank lines, git is about to
   open an editor) or comes from ``commit.template``: an empty or unedited
   message must still abort the commit, and a trailer would make it non-empty;
@@ -30,6 +31,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+from git_gasp.core.secrets import find_secrets
 from git_gasp.core.trailers import SESSION_KEY, Trailer, add_trailers, is_session_ref
 
 ENV_VAR = "AGENT_SESSION"
@@ -99,6 +101,13 @@ def prepare_commit_msg(
         output.diag(
             f"gasp: {origin} {ref!r} is not an Agent-Session reference {SESSION_GRAMMAR}; "
             "no Agent-Session trailer added (a URL is never one)"
+        )
+        return
+    secrets = find_secrets(ref)
+    if secrets:
+        output.diag(
+            f"gasp: {origin} looks like it holds {secrets[0].label} ({secrets[0].preview}); "
+            "no Agent-Session trailer added (a session reference never carries a credential)"
         )
         return
     source = args[0] if args else env.get("PRE_COMMIT_COMMIT_MSG_SOURCE", "")

@@ -28,6 +28,7 @@ starts a process per commit.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
@@ -275,6 +276,9 @@ class Who(NamedTuple):
     commits: tuple[CommitSessions, ...]  # in order of first line
     lines: Mapping[str, tuple[tuple[int, int], ...]]  # commit -> its line ranges
     event: Event | None  # for one line of state/events.jsonl
+    #: commits where a shallow clone's history is cut: blame gives them the
+    #: lines older commits made, so their runs and sessions say nothing of those
+    cut: frozenset[str] = frozenset()
 
 
 def parse_target(target: str) -> tuple[str, int | None]:
@@ -380,7 +384,21 @@ def who(root: str, target: str) -> Who:
     if line is not None and _is_events_log(blamed[0].filename):
         event = event_of(blamed[0].text)
     ranges = {c: line_ranges(n) for c, n in by_commit.items()}
-    return Who(path, line, commits, ranges, event)
+    cut = frozenset(order) & _shallow_commits(root) if order else frozenset()
+    return Who(path, line, commits, ranges, event, cut)
+
+
+def _shallow_commits(root: str) -> frozenset[str]:
+    """The commits where this clone's history is cut (its ``shallow`` file);
+    empty in a full clone."""
+    from git_gasp import gitrepo
+
+    try:
+        where = gitrepo.run(root, ["rev-parse", "--git-path", "shallow"]).decode().strip()
+        with open(os.path.join(root, where), encoding="ascii", errors="replace") as fh:
+            return frozenset(fh.read().split())
+    except (gitrepo.GitError, OSError, UnicodeDecodeError):
+        return frozenset()
 
 
 def _is_events_log(path: str) -> bool:
@@ -398,6 +416,7 @@ def who_value(found: Who) -> dict[str, Any]:
     for c in found.commits:
         value = commit_value(c)
         value["lines"] = [list(r) for r in found.lines.get(c.commit, ())]
+        value["shallow_boundary"] = c.commit in found.cut
         commits.append(value)
     return {
         "format": WHO_FORMAT,
@@ -406,6 +425,12 @@ def who_value(found: Who) -> dict[str, Any]:
         "commits": commits,
         "event": found.event._asdict() if found.event is not None else None,
     }
+
+
+_CUT = (
+    "history cut here (a shallow clone): older commits may have made these lines; "
+    "git fetch --unshallow"
+)
 
 
 def who_text(found: Who) -> str:
@@ -417,6 +442,9 @@ def who_text(found: Who) -> str:
             if found.line
             else (f"lines {_ranges_text(found.lines.get(c.commit, ()))}")
         )
+        if c.commit in found.cut:
+            out.append(f"{c.commit[:12]}  {where}  {_CUT}")
+            continue
         run = ",".join(c.runs) or "-"
         out.append(f"{c.commit[:12]}  {where}  run {run}  {sessions_text(c)}  {c.subject}")
     if found.event is not None:

@@ -113,9 +113,12 @@ def test_links_of_messages() -> None:
     )
     found = notehooks.links(squash)
     assert found.squashed == (a, b)
-    assert found.runs == ("run_1",)
+    assert (found.runs, found.squashed_runs) == ((), ("run_1",))
     assert found.sessions == ("claude:s1", "claude:s2")
     assert notehooks.links("run r: ok\n\nRun-Id: run_9\n").runs == ("run_9",)
+    # a Run-Id outside the final trailer block quotes a run; no commit list, no squash
+    assert not notehooks.links("r\n\nRun-Id: run_9\nsee above\n\nFixes #1\n")
+    assert not notehooks.links("Squashed commit of the following:\n\n    Run-Id: run_9\n")
 
 
 def test_rewrite_pairs() -> None:
@@ -1033,3 +1036,170 @@ def test_fetched_notes_are_read_only_while_unmerged_and_only_from_remotes(
     git(b, "remote", "add", "odd", str(tmp_path / "nowhere.git"))
     git(b, "update-ref", "refs/notes/remotes/odd/agent-sessions", tree_blob)
     assert sessions_of_first() == {"codex:from-b"}
+
+
+# -- what the notes ref may carry besides notes ------------------------------------------
+
+TOKEN = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+
+
+def notes_commit(repo: Path, message: str, *extra_parent_of: str) -> str:
+    """A commit on the notes ref with ``message`` and the ref's own tree."""
+    tip = rev(repo, REF)
+    done = subprocess.run(
+        ["git", "-C", str(repo), "commit-tree", f"{tip}^{{tree}}", "-p", tip, "-F", "-"],
+        input=message,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    new = done.stdout.strip()
+    git(repo, "update-ref", REF, new)
+    return new
+
+
+def test_notes_messages_are_judged_and_sync_squashes_them_away(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert notefmt.check_notes_message("Notes added by 'git notes add'\n") == []
+    assert "holds a GitHub token" in notefmt.check_notes_message(f"x\n\nkey {TOKEN}\n")[0]
+    assert "line 3" in notefmt.check_notes_message(f"x\n\nkey {TOKEN}\n")[0]
+    assert "16385 bytes" in notefmt.check_notes_message("x" * 16385)[0]
+    server = hooked_server(tmp_path, capsys)
+    _, a, _ = clones(tmp_path, server)
+    add(a, "HEAD", "claude:s1")
+    assert push(a, "origin", REF).returncode == 0
+    good = rev(a, REF)
+    # a transcript line with a credential in a notes commit's message
+    notes_commit(a, f"notes\n\nuser: my key is {TOKEN}\n")
+    done = push(a, "origin", REF)
+    assert done.returncode != 0 and "pre-receive hook declined" in done.stderr
+    assert "message line 3 looks like it holds a GitHub token" in done.stderr
+    notes_commit(a, "transcript\n" * 2000)  # content, if no credential
+    done = push(a, "origin", REF)
+    assert done.returncode != 0 and "its message is 22000 bytes" in done.stderr
+    assert git(server, "rev-parse", REF).strip() == good
+    # sync replaces the unpushed history by one commit of its own
+    code, out, err = main(capsys, "notes", "sync", "-C", str(a))
+    assert code == 0, err
+    assert "squashed into one commit" in out + err
+    assert git(server, "rev-parse", REF).strip() == rev(a, REF)
+    history = git(server, "log", "--format=%B", REF)
+    assert TOKEN not in history and "transcript" not in history
+    assert records_of(a) == {NoteRecord("claude:s1", "session")}
+
+
+def test_the_server_keeps_the_notes_ref_from_being_rewritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = hooked_server(tmp_path, capsys)
+    _, a, _ = clones(tmp_path, server)
+    add(a, "HEAD", "claude:s1")
+    first = rev(a, REF)
+    add(a, "HEAD", "claude:s2")
+    assert push(a, "origin", REF).returncode == 0
+    pushed = rev(a, REF)
+    done = push(a, "-f", "origin", f"{first}:{REF}")
+    assert done.returncode != 0
+    assert f"forced update of {REF} would drop the session notes" in done.stderr
+    assert "git config gasp.allowNotesRewrite true" in done.stderr
+    done = push(a, "origin", f":{REF}")
+    assert done.returncode != 0 and f"deletion of {REF} would drop" in done.stderr
+    assert git(server, "rev-parse", REF).strip() == pushed
+    git(server, "config", "gasp.allowNotesRewrite", "true")
+    assert push(a, "-f", "origin", f"{first}:{REF}").returncode == 0
+    assert push(a, "origin", f":{REF}").returncode == 0
+
+
+def test_a_note_on_something_other_than_a_commit_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = hooked_server(tmp_path, capsys)
+    _, a, _ = clones(tmp_path, server)
+    git(a, "push", "-q", "origin", "main")
+    blob = git(a, "rev-parse", "HEAD:README" if (a / "README").exists() else "HEAD^{tree}")
+    blob = blob.strip()
+    record = '{"kind":"session","session":"claude:x","v":1}'
+    git(a, "notes", "--ref", REF, "add", "-m", record, blob)
+    done = push(a, "origin", REF)
+    assert done.returncode != 0
+    assert f"note for {blob[:12]} annotates a " in done.stderr
+    assert "not a commit" in done.stderr
+
+
+def test_post_commit_links_only_what_git_squashed_or_the_trailers_name(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_hooks(capsys, repo)
+    old = rev(repo)
+    add(repo, old, "claude:s1", "--run", "run_X")
+    (repo / "two").write_text("2\n")
+    # a hand-typed "squash" naming a commit already in the history
+    commit_all(
+        repo,
+        f"Squashed commit of the following:\n\ncommit {old}\n\n    Agent-Session: evil:forged\n",
+    )
+    assert note_of(repo) is None
+    # a Run-Id quoted mid-message is no trailer
+    (repo / "three").write_text("3\n")
+    commit_all(repo, "Refactor\n\nRun-Id: run_X\n(see ticket)\n\nFixes #1\n")
+    assert note_of(repo) is None
+    # in the final trailer block it is one (a cherry-picked boundary commit)
+    (repo / "four").write_text("4\n")
+    commit_all(repo, "run run_X: promoted\n\nRun-Id: run_X\nGoal: -\nOutcome: promoted\n")
+    assert records_of(repo) == records_of(repo, old)
+    assert NoteRecord("claude:s1", "run", run="run_X") in records_of(repo)
+
+
+def test_setup_keeps_a_rewrite_mode_of_your_own(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git(repo, "config", "notes.rewriteMode", "ignore")
+    done = main_json(capsys, "notes", "setup", "-C", str(repo))
+    mode = next(s for s in done["settings"] if s["key"] == "notes.rewriteMode")
+    assert (mode["value"], mode["action"]) == ("ignore", "kept")
+    assert git(repo, "config", "notes.rewriteMode").strip() == "ignore"
+    # the post-rewrite hook still carries the notes over
+    install_hooks(capsys, repo)
+    add(repo, "HEAD", "claude:s1")
+    git(repo, "commit", "-q", "--amend", "-m", "amended")
+    assert records_of(repo) == {NoteRecord("claude:s1", "session")}
+
+
+def test_sync_names_every_stray_file_and_its_hint_removes_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, a, _ = clones(tmp_path)
+    add(a, "HEAD", "claude:s1")
+    env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "idx")}
+    subprocess.run(["git", "-C", str(a), "read-tree", REF], env=env, check=True)
+    for name in ("README", "sub dir/x"):
+        blob = (
+            subprocess.run(
+                ["git", "-C", str(a), "hash-object", "-w", "--stdin"],
+                input=b"junk\n",
+                capture_output=True,
+                check=True,
+            )
+            .stdout.decode()
+            .strip()
+        )
+        subprocess.run(
+            ["git", "-C", str(a), "update-index", "--add", "--cacheinfo", f"100644,{blob},{name}"],
+            env=env,
+            check=True,
+        )
+    tree = subprocess.run(
+        ["git", "-C", str(a), "write-tree"], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    new = git(a, "commit-tree", tree, "-p", REF, "-m", "junk").strip()
+    git(a, "update-ref", REF, new)
+    code, _, err = main(capsys, "notes", "sync", "-C", str(a))
+    assert code == 1
+    assert "2 files in the notes tree are not notes" in err and "README, sub dir/x" in err
+    hint = err.split("hint: drop them from the local notes, then sync again: ")[1].strip()
+    subprocess.run(["sh", "-c", hint], cwd=a, check=True)
+    names = [name for name, _ in gitrepo.tree_files(str(a), REF, [])]
+    assert names == [rev(a)]  # only the note is left
+    assert main(capsys, "notes", "sync", "-C", str(a))[0] == 0
+    assert records_of(a) == {NoteRecord("claude:s1", "session")}

@@ -248,6 +248,46 @@ def test_native_hook_with_a_bad_session_commits_without_it(hooked: Path) -> None
     assert sessions_in(hooked) == []
 
 
+TOKEN = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+
+
+def test_a_credential_never_becomes_a_session_trailer(
+    hooked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (hooked / "a.txt").write_text("a\n")
+    git(hooked, "add", "a.txt")
+    done = commit(hooked, "-m", "pasted a token", session=f"claude:{TOKEN}")
+    assert done.returncode == 0, done.stderr
+    assert "$AGENT_SESSION looks like it holds a GitHub token (ghp_…)" in done.stderr
+    assert TOKEN not in done.stderr and sessions_in(hooked) == []
+    # written by hand, commit-msg refuses it (and pre-push and pre-receive judge alike)
+    (hooked / "b.txt").write_text("b\n")
+    git(hooked, "add", "b.txt")
+    for key in ("Agent-Session", "Claude-Session"):
+        done = commit(hooked, "-m", f"by hand\n\n{key}: claude:{TOKEN}")
+        assert done.returncode == 1
+        assert f"[trailer] {key} looks like it holds a GitHub token" in done.stderr
+    assert main(capsys, "run", "start", "--task", "t", "-C", str(hooked))[0] == 0
+    code, _, err = main(
+        capsys, "run", "close", "--outcome", "ok", "--session", f"claude:{TOKEN}", "-C", str(hooked)
+    )
+    assert code == 2 and "--session looks like it holds a GitHub token" in err
+
+
+def test_who_in_a_shallow_clone_says_where_history_is_cut(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{work}", str(shallow))
+    code, out, err = main(capsys, "who", "AGENT.md", "-C", str(shallow))
+    assert code == 0, err
+    assert "history cut here (a shallow clone)" in out and "run " not in out
+    code, out, _ = main(capsys, "who", "AGENT.md", "-C", str(shallow), "--json")
+    assert [c["shallow_boundary"] for c in json.loads(out)["commits"]] == [True]
+    code, out, _ = main(capsys, "who", "AGENT.md", "-C", str(work), "--json")
+    assert {c["shallow_boundary"] for c in json.loads(out)["commits"]} == {False}
+
+
 def test_native_hook_does_not_stamp_a_rebase(hooked: Path) -> None:
     base = git(hooked, "rev-parse", "HEAD").strip()
     git(hooked, "checkout", "-q", "-b", "side")

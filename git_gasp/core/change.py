@@ -749,10 +749,30 @@ def trailer_findings(message: str, events: Iterable[Event], where: str) -> list[
     ``Agent-Session`` value follows the grammar. A commit that appends several
     runs' ends, or carries git's squash message, is a squash of boundary
     commits and is not held to the one-run rule. ``where`` names the message."""
-    from git_gasp.core.trailers import is_session_ref, parse_trailers, values
+    from git_gasp.core.trailers import (
+        SESSION_TRAILER_KEYS,
+        is_session_ref,
+        parse_trailers,
+        values,
+    )
 
     trailers = parse_trailers(message)
     out: list[Finding] = []
+    for trailer in trailers:
+        if trailer.key.lower() not in SESSION_TRAILER_KEYS:
+            continue
+        secrets = find_secrets(trailer.value)
+        if secrets:
+            out.append(
+                Finding(
+                    where,
+                    None,
+                    "trailer",
+                    f"{trailer.key} looks like it holds {secrets[0].label} ({secrets[0].preview})",
+                    "a session trailer names the session only; reword the commit "
+                    "(git commit --amend) and revoke the credential",
+                )
+            )
     for value in values(trailers, "Agent-Session"):
         if not is_session_ref(value):
             out.append(

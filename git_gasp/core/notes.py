@@ -45,6 +45,11 @@ references and digests only. Every string is non-empty, at most 256 characters, 
 holds no control character, line or paragraph separator, unpaired surrogate or ``://``,
 and nothing :mod:`git_gasp.core.secrets` takes for a credential.
 
+The commits of the notes ref carry no content either: a notes commit's message is at
+most ``MAX_MESSAGE_BYTES`` (16384) bytes and holds no credential
+(:func:`check_notes_message`); git's own messages (``Notes added by 'git notes
+add'``, a merge's list of conflicts) and git-gasp's are short.
+
 Example (two records; a real digest has 64 hex digits)::
 
     {"kind":"session","session":"claude:ses_01H9X","v":1}
@@ -63,6 +68,7 @@ from git_gasp.core.secrets import find_secrets
 from git_gasp.core.trailers import is_session_ref
 
 MAX_NOTE_BYTES = 16384
+MAX_MESSAGE_BYTES = 16384
 MAX_LINES = 64
 MAX_STRING = 256
 VERSION = 1
@@ -320,3 +326,17 @@ def merge_notes(a: bytes, b: bytes) -> bytes:
     """
     lines = {line for note in (a, b) for line in note.split(b"\0", 1)[0].split(b"\n") if line}
     return b"".join(line + b"\n" for line in sorted(lines))
+
+
+def check_notes_message(message: str) -> list[str]:
+    """Why a commit of the notes ref may not carry ``message`` (empty when it
+    may): the ref is pushed to every remote, so its history holds no content."""
+    size = len(message.encode("utf-8", "surrogatepass"))
+    if size > MAX_MESSAGE_BYTES:
+        return [f"its message is {size} bytes (at most {MAX_MESSAGE_BYTES}): {_NOT_CONTENT}"]
+    for number, line in enumerate(message.split("\n"), 1):
+        secrets = find_secrets(line)
+        if secrets:
+            what = f"{secrets[0].label} ({secrets[0].preview})"
+            return [f"its message line {number} looks like it holds {what}"]
+    return []

@@ -49,6 +49,8 @@ SESSION_REF = re.compile(
 _URL = re.compile(r"https?://[^/\s]+(/[^?#\s]*)?(?:[?#]\S*)?", re.IGNORECASE)
 _ALIASES = {"copilot-session": "copilot", "claude-session": "claude"}
 LOGS_URL_KEY = "Agent-Logs-Url"
+#: the keys whose values name a session (lower case): Agent-Session and its aliases
+SESSION_TRAILER_KEYS = frozenset({SESSION_KEY.lower(), *_ALIASES, LOGS_URL_KEY.lower()})
 
 
 class Trailer(NamedTuple):
