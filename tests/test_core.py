@@ -568,6 +568,20 @@ def test_op_fields_unknown_ignored_and_optional_artifact_fields() -> None:
     assert ops[2] == DeleteRelation("a", "r", "b")
 
 
+def test_a_variant_body_is_an_object_but_an_artifact_may_be_an_array() -> None:
+    """The reference parses ops from the payload value: serde_json's value
+    deserializer takes a struct variant from an object only, a struct from
+    an object or an array."""
+    for body in (["x", "goal", {}], "x", None, 5):
+        with pytest.raises(OpsError) as caught:
+            parse_ops([{"CreateNode": body}])
+        assert str(caught.value).endswith(", expected struct variant")
+    with pytest.raises(OpsError, match="invalid type: sequence, expected struct variant"):
+        parse_ops([{"UpdateNode": ["patch_x6", {"a": 1}]}])
+    ops = parse_ops([{"AttachArtifact": {"id": "x", "artifact": ["k", "u", None, None, {}]}}])
+    assert ops[0] == AttachArtifact("x", Artifact("k", "u", None, None, {}))
+
+
 MALFORMED_PAYLOADS = {
     "object": {"not": "ops"},
     "null": None,

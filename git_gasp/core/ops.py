@@ -1,9 +1,13 @@
 """The seven StateOps (REFERENCE §2.1): typed values parsed from a payload.
 
 Ops are externally tagged one-key objects. Parsing follows serde's derive
-rules: every listed field is required (``hash``/``summary`` of an artifact may
-be absent), unknown fields are ignored, and a struct body may also be given as
-an array of its fields in declaration order.
+rules as the reference applies them to the payload *value*
+(``serde_json::from_value``): every listed field is required (``hash``/
+``summary`` of an artifact may be absent) and unknown fields are ignored. A
+variant's body must be an object: serde_json's value deserializer takes a
+struct variant from an object only ("invalid type: sequence, expected struct
+variant"), while a plain struct (the artifact inside ``AttachArtifact``) may
+also be given as an array of its fields in declaration order.
 """
 
 from __future__ import annotations
@@ -174,6 +178,8 @@ def parse_op(value: object) -> Op:
         raise OpsError(
             f"unknown variant `{name}`, expected one of " + ", ".join(f"`{n}`" for n in _VARIANTS)
         )
+    if type(body) is not dict:
+        raise OpsError(f"invalid type: {type_name(body)}, expected struct variant")
     fields, make = spec
     op: Op = make(*_struct(body, fields, f"struct variant StateOp::{name}"))
     return op
