@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+from git_gasp.core.jsonvalue import JsonError, Parser
 from git_gasp.errors import FINDINGS, GaspError
 
 DEFAULT_TTL_MS = 600_000
@@ -87,14 +88,21 @@ class Lease:
         except OSError as exc:
             raise LeaseError(f"lease file {path} is unreadable: {exc.strerror}") from None
         try:
-            data = json.loads(raw)
+            parser = Parser()
+            data = parser.loads(raw.decode("utf-8"))
+            if not isinstance(data, dict):
+                raise TypeError("a lease is a JSON object")
+            fields = ("worker_id", "pid", "expires_at_ms")
+            if parser.duplicate_key(data, fields) is not None:
+                # serde refuses a repeated struct field: the reference never takes this lease
+                raise ValueError("a lease field is repeated")
             worker, pid, expires = data["worker_id"], data["pid"], data["expires_at_ms"]
             if type(worker) is not str or type(pid) is not int or type(expires) is not int:
                 raise TypeError("lease fields have the wrong types")
             if not 0 <= pid < 2**32 or not -(2**63) <= expires < 2**63:
                 raise ValueError("lease fields out of range")
             return Holder(worker, pid, expires)
-        except (ValueError, KeyError, TypeError, RecursionError):
+        except (ValueError, KeyError, TypeError, RecursionError, JsonError):
             raise LeaseError(
                 f"lease file {path} is corrupt ({raw[:80]!r})",
                 "inspect or remove it manually; a corrupt lease is never stolen",

@@ -52,12 +52,14 @@ def _log_tail(data: bytes, committed: int) -> tuple[bool, int]:
     its batch: a domain event whose ops pair was cut short. With no torn
     tail, such an event at the end, uncommitted, is the batch's first half."""
     tail = store.torn_tail(data)
+    body = data[: len(data) - len(tail)]
     try:
-        # a complete line that is the first half of a batch is removed, not terminated
-        parses = bool(tail) and parse_event(tail.decode("utf-8")).kind not in _PAIRED_IN_BATCH
+        # a complete line that is the first half of a batch is removed, not
+        # terminated, unless a commit holds it (then it is no crash's batch)
+        kind = parse_event(tail.decode("utf-8")).kind if tail else None
+        parses = kind is not None and (kind not in _PAIRED_IN_BATCH or len(body) < committed)
     except (EventError, UnicodeDecodeError):
         parses = False
-    body = data[: len(data) - len(tail)]
     orphan = _orphan(body)
     if len(body) - orphan < committed:
         orphan = 0  # a committed event: not the first half of the crash's batch
@@ -102,6 +104,8 @@ def _journal_tail(data: bytes, committed: int) -> tuple[bool, int]:
     torn one goes from that heading on (when no commit holds it)."""
     tail = store.torn_tail(data)
     body = data[: len(data) - len(tail)]
+    if tail and len(body) < committed:
+        return True, 0  # a committed last line without its newline: add it
     if not tail or tail.startswith(b"## Run "):
         return False, 0
     at = body.rfind(b"\n## Run ")

@@ -33,8 +33,8 @@ def torn_error(path: str) -> TornTailError:
     """The one wording for a log that ends in an unterminated line."""
     return TornTailError(
         f"{path}: the last line is unterminated (torn by a crash mid-append)",
-        "run `git gasp repair` to remove it (committed lines are never touched: if a "
-        "commit holds the line, amend that commit instead)",
+        "run `git gasp repair`: it ends a complete line with its newline and removes a "
+        "torn one (never one a commit holds: amend that commit instead)",
     )
 
 
@@ -222,6 +222,12 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool, orphan
         tail = torn_tail(data)
         if not tail and not orphan:
             return "nothing to repair: the log ends with a complete line"
+        if parses and tail:
+            # an append, never an edit: also when a commit holds the line (a log
+            # written without a final newline, as REFERENCE §10.4 allows)
+            os.write(log.fd, b"\n")
+            os.fsync(log.fd)
+            return "the last line was complete but unterminated: added its newline"
         cut = len(data) - len(tail)
         if not parses:
             cut -= orphan
@@ -232,10 +238,6 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool, orphan
                 "not a crash tail: a commit holds it, and the log is append-only; "
                 "if that commit is not pushed, amend it without the partial line",
             )
-        if parses:
-            os.write(log.fd, b"\n")
-            os.fsync(log.fd)
-            return "the last line was complete but unterminated: added its newline"
         os.makedirs(backup_dir, exist_ok=True)
         backup = os.path.join(backup_dir, f"torn-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
         with open(backup, "wb") as fh:

@@ -7,6 +7,7 @@ check messages read the same: ``<description> (os error <n>)``.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 
 from git_gasp.core.locations import parse_locations
@@ -210,11 +211,25 @@ def identity_files(repo: str) -> list[tuple[str, bytes]]:
             _contained(repo, os.path.join(dirpath, name))
         for name in filenames:
             full = os.path.join(dirpath, name)
-            rel = os.path.relpath(full, repo).replace(os.sep, "/")
-            with open(full, "rb") as fh:
-                out.append((rel, fh.read()))
+            data = _regular_file(full)
+            if data is not None:  # a FIFO, socket or device is no regular file: not hashed
+                out.append((os.path.relpath(full, repo).replace(os.sep, "/"), data))
         dirnames.sort()
     return out
+
+
+def _regular_file(path: str) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (links followed), else
+    None; opened without blocking, so a FIFO cannot hang the reader."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
 
 
 def _raise(exc: OSError) -> None:

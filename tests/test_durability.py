@@ -378,20 +378,37 @@ def test_a_writer_killed_inside_its_write(agent_repo: Path, keep: int) -> None:
 # --- (c) repair never touches committed bytes --------------------------------------------
 
 
-def test_repair_refuses_an_unterminated_committed_log(agent_repo: Path) -> None:
+def test_repair_refuses_a_committed_torn_line(agent_repo: Path) -> None:
     committed = seed_committed_log(agent_repo)
     path = agent_repo / EVENTS
-    path.write_bytes(committed[:-1])  # the committed log itself ends without a newline
+    path.write_bytes(committed[:-40])
+    git(agent_repo, "commit", "-q", "-am", "torn")
+    refused = gasp(agent_repo, "repair")
+    assert refused.returncode != 0
+    assert "part of the committed log" in refused.stderr
+    assert path.read_bytes() == committed[:-40]
+    assert backups(agent_repo) == []
+
+
+def test_a_committed_log_without_its_final_newline_is_terminated_then_appended_to(
+    agent_repo: Path,
+) -> None:
+    """REFERENCE §10.4: a log may lack its final newline; the newline is an
+    append, so repair adds it even when a commit holds the line, and then
+    the agent can append again (the history stays append-only)."""
+    committed = seed_committed_log(agent_repo)
+    path = agent_repo / EVENTS
+    path.write_bytes(committed[:-1])
     git(agent_repo, "commit", "-q", "-am", "unterminated")
-    for data in (committed[:-1], committed[:-40]):  # a whole line, then a torn one
-        path.write_bytes(data)
-        if data != committed[:-1]:
-            git(agent_repo, "commit", "-q", "-am", "torn")
-        refused = gasp(agent_repo, "repair")
-        assert refused.returncode != 0
-        assert "part of the committed log" in refused.stderr
-        assert path.read_bytes() == data
-        assert backups(agent_repo) == []
+    refused = gasp(agent_repo, "run", "start", "--task", "t")
+    assert refused.returncode == 1 and "git gasp repair" in refused.stderr
+    done = gasp(agent_repo, "repair")
+    assert done.returncode == 0, done.stderr
+    assert "added its newline" in done.stdout and path.read_bytes() == committed
+    assert gasp(agent_repo, "run", "start", "--task", "t").returncode == 0
+    git(agent_repo, "commit", "-q", "-am", "appended")
+    judged = gasp(agent_repo, "validate", "HEAD~1..HEAD")  # the truncation above is not
+    assert judged.returncode == 0, judged.stdout + judged.stderr
 
 
 def test_repair_terminates_a_complete_last_line_and_nothing_else(agent_repo: Path) -> None:

@@ -47,6 +47,21 @@ def test_hash_matches_the_92_test_vector(
     assert json.loads(out) == {"format": "git-gasp.identity-hash/1", "identity_hash": VECTOR}
 
 
+def test_hash_skips_what_is_not_a_regular_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """REFERENCE §9.2 hashes regular files only; a FIFO is skipped, and never
+    opened for a blocking read (it would hang `check` and `restore`)."""
+    import os
+
+    (tmp_path / "identity" / "sub").mkdir(parents=True)
+    (tmp_path / "identity" / "b.md").write_bytes(b"bee")
+    (tmp_path / "identity" / "sub" / "a.md").write_bytes(b"ay")
+    os.mkfifo(tmp_path / "identity" / "pipe")
+    code, out, _ = run(capsys, "identity", "hash", "-C", str(tmp_path))
+    assert (code, out.strip()) == (0, VECTOR)
+
+
 def test_hash_refuses_a_symlink_out_of_the_repository(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -157,6 +157,9 @@ CORRUPT = {
     "no pid": b'{"worker_id":"worker-b","expires_at_ms":0}',
     "no worker": b'{"pid":4242,"expires_at_ms":0}',
     "ours, no expiry": b'{"worker_id":"worker-a","pid":4242}',
+    # serde refuses a repeated struct field, so the reference never takes it
+    "a repeated worker": b'{"worker_id":"other","pid":1,"expires_at_ms":1,"worker_id":"worker-a"}',
+    "not UTF-8": b'{"worker_id":"\xff","pid":1,"expires_at_ms":1}',
 }
 
 
