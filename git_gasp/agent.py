@@ -443,6 +443,10 @@ class Agent:
         the patch was written against); the runtime's own default is 0.
         """
         creator = created_by or self.actor
+        preconditions = [validate.tagged(p, P.PRECONDITIONS, "precondition") for p in preconditions]
+        expected_effects = [
+            validate.tagged(e, P.EXPECTED_EFFECTS, "expected effect") for e in expected_effects
+        ]
         rec = P.patch(
             patch_id or new_id("patch"),
             title,

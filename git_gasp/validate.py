@@ -25,7 +25,7 @@ from git_gasp.core.change import line_secrets
 from git_gasp.core.checks import PAIRED_KINDS, is_allowed_root
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.fold import Folder
-from git_gasp.core.jsonvalue import MAX_DEPTH, depth, type_name
+from git_gasp.core.jsonvalue import MAX_DEPTH, Json, depth, dumps, type_name
 from git_gasp.core.ops import (
     AttachArtifact,
     CreateNode,
@@ -50,6 +50,29 @@ class RefusedError(GaspError):
 def choice(what: str, value: str, allowed: Sequence[str]) -> None:
     if value not in allowed:
         raise GaspError(f"{what} must be one of {', '.join(allowed)} (got {value!r})", None, USAGE)
+
+
+def tagged(value: Json, variants: dict[str, str | dict[str, str]], what: str) -> Json:
+    """:func:`git_gasp.core.payloads.tagged`, refused as bad input."""
+    from git_gasp.core.payloads import tagged as typed
+
+    try:
+        return typed(value, variants, what)
+    except ValueError as exc:
+        raise GaspError(
+            f"{what} {_shown(value)}: {exc}",
+            f"write one of the runtime's {what}s (git-gasp-record(1) lists them); "
+            "a runtime could not read the patch otherwise",
+            USAGE,
+        ) from None
+
+
+def _shown(value: Json) -> str:
+    try:
+        text = dumps(value) if depth(value) < MAX_DEPTH else "(nested too deep)"
+    except (ValueError, TypeError, RecursionError):
+        text = f"({type_name(value)})"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def depths(events: Sequence[Event], lines: bytes, what: str) -> None:

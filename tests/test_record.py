@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -480,6 +481,38 @@ def test_propose_patch_takes_a_base_state_version(agent: Agent) -> None:
     propose("patch_1", "p", base_state_version=0)
     props: Any = agent.graph.nodes["patch_1"].props
     assert props["base_state_version"] == 0
+
+
+def test_patch_conditions_are_the_runtimes_enums(agent: Agent) -> None:
+    """A precondition or expected effect the runtime's StatePatch cannot read
+    is refused before anything is written; a float field is written as one."""
+    agent.start_run("t")
+    before = agent.graph.version
+    bad = [
+        ({"Bogus": 1}, "unknown precondition `Bogus`"),
+        ({"StateVersionIs": -1.5}, "StateVersionIs must be a non-negative integer"),
+        ({"TestStillFailing": "t"}, "TestStillFailing takes an object with name"),
+        ({"FileHashIs": {"path": "p"}}, "FileHashIs: missing field `hash`"),
+        ([{"NodeExists": "x"}], "a precondition is an object with one key"),
+    ]
+    for value, message in bad:
+        with pytest.raises(GaspError, match=re.escape(message)) as caught:
+            agent.propose_patch("patch_x", "p", preconditions=[value])
+        assert caught.value.exit_code == 2
+    with pytest.raises(GaspError, match=r"EvalScoreAtLeast\.value must be a finite number"):
+        agent.propose_patch(
+            "patch_x", "p", expected_effects=[{"EvalScoreAtLeast": {"metric": "m", "value": "1"}}]
+        )
+    assert agent.graph.version == before and "patch_x" not in agent.graph.nodes
+    agent.propose_patch(
+        "patch_x",
+        "p",
+        preconditions=[{"StateVersionIs": 3}, {"FileHashIs": {"path": "a", "hash": "h", "x": 1}}],
+        expected_effects=[{"EvalScoreAtLeast": {"metric": "m", "value": 2}}],
+    )
+    payload = written(Path(agent.root))[-2]["payload"]
+    assert canon(payload["expected_effects"][0]["EvalScoreAtLeast"]["value"]) == "2.0"
+    assert payload["preconditions"][1] == {"FileHashIs": {"path": "a", "hash": "h", "x": 1}}
 
 
 # -- (d) the command line -------------------------------------------------------------------

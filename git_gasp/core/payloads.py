@@ -8,6 +8,7 @@ props keys are written sorted by the encoder, as the runtime writes them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -180,6 +181,62 @@ def hypothesis(
     if explains is not None:
         ops.append(relation(hyp_id, "explains", explains))
     return Record("hypothesis.created", payload, tuple(ops), hyp_id)
+
+
+#: StatePatch's ``Precondition`` and ``ExpectedEffect`` (REFERENCE §2.2):
+#: each variant's body, a type or a struct's ``{field: type}``
+PRECONDITIONS: dict[str, str | dict[str, str]] = {
+    "StateVersionIs": "u64",
+    "ProjectCommitIs": "string",
+    "NodeExists": "string",
+    "NodeDoesNotExist": "string",
+    "TestStillFailing": {"name": "string"},
+    "FileHashIs": {"path": "string", "hash": "string"},
+}
+EXPECTED_EFFECTS: dict[str, str | dict[str, str]] = {
+    "TestPasses": {"name": "string"},
+    "EvalScoreAtLeast": {"metric": "string", "value": "float"},
+    "FailureResolved": {"failure": "string"},
+    "NoRegression": {"metric": "string"},
+}
+
+
+def tagged(value: Json, variants: dict[str, str | dict[str, str]], what: str) -> Json:
+    """``value`` as the runtime reads one ``what`` from a payload: a one-key
+    object naming a variant, its body of that variant's type (a struct body
+    an object; unknown fields are kept, as serde ignores them). A float
+    field is written as a float (``2`` becomes ``2.0``), as the runtime
+    writes it. Raises ValueError saying what is wrong."""
+    names = ", ".join(variants)
+    if type(value) is not dict or len(value) != 1:
+        raise ValueError(f"a {what} is an object with one key, one of {names}")
+    assert isinstance(value, dict)
+    ((name, body),) = value.items()
+    shape = variants.get(name)
+    if shape is None:
+        raise ValueError(f"unknown {what} `{name}`, expected one of {names}")
+    if isinstance(shape, str):
+        return {name: _typed(body, shape, name)}
+    if type(body) is not dict:
+        raise ValueError(f"{name} takes an object with {', '.join(shape)}")
+    assert isinstance(body, dict)
+    out = dict(body)
+    for field, kind in shape.items():
+        if field not in body:
+            raise ValueError(f"{name}: missing field `{field}`")
+        out[field] = _typed(body[field], kind, f"{name}.{field}")
+    return {name: out}
+
+
+def _typed(value: Json, kind: str, where: str) -> Json:
+    if kind == "string" and type(value) is str:
+        return value
+    if kind == "u64" and type(value) is int and 0 <= value < 2**64:
+        return value
+    if kind == "float" and type(value) in (int, float) and math.isfinite(value):  # type: ignore[arg-type]
+        return float(value)  # type: ignore[arg-type]
+    wanted = {"u64": "a non-negative integer", "float": "a finite number"}.get(kind, f"a {kind}")
+    raise ValueError(f"{where} must be {wanted}")
 
 
 def patch(
