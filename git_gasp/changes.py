@@ -103,8 +103,16 @@ def commit_steps(repo: str, commits: Sequence[tuple[str, tuple[str, ...]]]) -> l
 
 
 def index_step(repo: str) -> Step:
-    head = gitrepo.head(repo)
-    return Step("", (head,) if head else (), frozenset(gitrepo.staged_paths(repo, head)))
+    """The staged index as a step: against HEAD, and while a merge is being
+    committed (``git merge --no-commit``, a resolved conflict) against every
+    parent the merge commit will have, as a merge commit is judged."""
+    head, merging = gitrepo.head_and_merging(repo)
+    if head is None:
+        return Step("", (), frozenset(gitrepo.staged_paths(repo, None)))
+    paths = gitrepo.staged_paths(repo, head)
+    for other in merging:
+        paths |= gitrepo.staged_paths(repo, other)
+    return Step("", (head, *merging), frozenset(paths))
 
 
 def _spec(rev: str, path: str) -> str:

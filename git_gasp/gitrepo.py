@@ -98,6 +98,27 @@ def head(path: str) -> str | None:
         return None
 
 
+def head_and_merging(path: str) -> tuple[str | None, tuple[str, ...]]:
+    """The commit HEAD names (None before the first commit) and, while a
+    merge is being committed, the commits ``MERGE_HEAD`` lists (one
+    ``rev-parse``; the file is read only when it exists)."""
+    done = attempt(
+        path, ["rev-parse", "--git-path", "MERGE_HEAD", "--verify", "-q", "HEAD^{commit}"]
+    )
+    lines = done.out.decode("utf-8", "surrogateescape").splitlines()
+    if not lines:
+        raise GitError(done.err.decode("utf-8", "replace").strip() or "git rev-parse failed")
+    head = lines[1].strip() if done.code == 0 and len(lines) > 1 else None
+    try:
+        with open(os.path.join(path, lines[0]), encoding="ascii", errors="replace") as fh:
+            merging = tuple(line.split()[0] for line in fh if line.strip())
+    except FileNotFoundError:
+        merging = ()
+    except OSError as exc:
+        raise GitError(f"cannot read MERGE_HEAD: {exc.strerror}") from None
+    return head, merging
+
+
 def tracked(path: str, pathspecs: Sequence[str]) -> list[str]:
     """Paths in the index matching ``pathspecs``, relative to ``path``."""
     return [name for _, name in index_entries(path, pathspecs)]

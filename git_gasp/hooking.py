@@ -389,7 +389,7 @@ def _tip_findings(repo: str, update: Update) -> list[Judged]:
     the old tip is kept byte for byte at the start of the new tip's, and an
     identity hash or Locations change comes with an appended decision."""
     from git_gasp.core.appendonly import blob_id
-    from git_gasp.core.change import check_locations
+    from git_gasp.core.change import approves, check_locations
     from git_gasp.core.log import parse_log
     from git_gasp.core.manifest import declared_identity_hash
 
@@ -441,8 +441,10 @@ def _tip_findings(repo: str, update: Update) -> list[Judged]:
     declared = [
         declared_identity_hash(m.decode("utf-8", "replace")).value for m in (before, after_manifest)
     ]
-    if declared[0] != declared[1] and not any(e.kind == "decision.created" for e in appended):
-        message = f"the identity of {update.ref} changes without a decision.created on the way"
+    if declared[0] != declared[1] and not any(approves(e) for e in appended):
+        message = (
+            f"the identity of {update.ref} changes without an Approved decision.created on the way"
+        )
         finding = Finding("AGENT.md", None, "identity", message, IDENTITY_HINT)
         out.append(Judged(update.new, finding))
     for finding in check_locations(before, after_manifest, appended, log_path):

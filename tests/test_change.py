@@ -162,13 +162,21 @@ def test_identity_rules() -> None:
         return f"# A\n```yaml\nidentity_hash: {digest}\n```\n".encode()
 
     old, new = "a" * 64, "b" * 64
-    decision = Event("d", 1, 1, Actor("human", "h"), "decision.created", {"id": "x"}, None, None)
+
+    def decided(status: str) -> Event:
+        payload = {"id": "x", "status": status}
+        return Event("d", 1, 1, Actor("user", "h"), "decision.created", payload, None, None)
+
+    decision = decided("Approved")
     assert check_identity(True, manifest(old), manifest(new), new, [decision], LOG) == []
+    for status in ("Rejected", "Pending"):  # a decision that does not approve it
+        refused = check_identity(True, manifest(old), manifest(new), new, [decided(status)], LOG)
+        assert "without an Approved decision.created" in refused[0].message
     assert rules(check_identity(True, manifest(old), manifest(old), new, [decision], LOG)) == [
         "identity"
     ]
     missing = check_identity(True, manifest(old), manifest(new), new, [], LOG)
-    assert "without a decision.created" in missing[0].message
+    assert "without an Approved decision.created" in missing[0].message
     alone = check_identity(False, manifest(old), manifest(new), None, [], LOG)
     assert alone[0].message == "identity_hash changed but identity/ did not" and alone[0].line == 3
     assert check_identity(True, None, manifest(new), new, [], LOG) == []  # a new agent

@@ -261,7 +261,7 @@ CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
     ("log truncated", truncate, "the file was truncated"),
     ("log deleted", delete_log, f"{LOG}: [append-only] the file was deleted"),
     ("identity without hash", identity_without_hash, "identity_hash is not its new digest"),
-    ("identity without decision", identity_without_decision, "without a decision.created"),
+    ("identity without decision", identity_without_decision, "without an Approved decision"),
     ("unpaired event", unpaired, "has no paired state.ops_applied"),
     ("duplicate id", duplicate_id, "duplicate event id"),
     ("dangling causation", dangling_cause, "causation_id nowhere does not reference"),
@@ -433,6 +433,43 @@ def test_pre_commit_hook_rejects(
     assert result.returncode != 0
     assert expected in result.stderr, result.stderr
     assert git(work, "rev-parse", "HEAD") == head
+
+
+def test_a_merge_finished_by_git_commit_is_judged_as_a_merge(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`git merge --no-commit` (or a resolved conflict), then `git commit`:
+    the index is judged against both parents, as the merge commit will be."""
+    code, _, err = main(capsys, "hooks", "install", "--python", sys.executable, "-C", str(work))
+    assert code == 0, err
+    main_branch = git(work, "branch", "--show-current").strip()
+    git(work, "checkout", "-q", "-b", "side")
+    skill(work, "retry")
+    commit(work, "retry skill")
+    skill(work, "backoff")
+    commit(work, "backoff skill")
+    git(work, "checkout", "-q", main_branch)
+    append(work, LOG, goal_pair("main"))
+    commit(work, "a goal on main")
+    git(work, "merge", "-q", "--no-commit", "--no-ff", "side")
+    done = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "--no-edit"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert git(work, "rev-list", "--count", "--merges", "HEAD").strip() == "1"
+    # a merge that drops a line the other parent added is still refused
+    git(work, "checkout", "-q", "-b", "other", "HEAD~1")
+    append(work, LOG, goal_pair("other"))
+    commit(work, "a goal on other")
+    git(work, "checkout", "-q", main_branch)
+    git(work, "merge", "-q", "--no-commit", "other")
+    git(work, "checkout", "HEAD", "--", LOG)  # keeps main's log: drops other's goal
+    git(work, "add", LOG)
+    refused = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "--no-edit"], capture_output=True, text=True
+    )
+    assert refused.returncode != 0
+    assert "drops" in refused.stderr, refused.stderr
 
 
 def test_a_skill_renamed_is_one_skill_change(
@@ -853,7 +890,7 @@ def test_an_identity_merged_in_from_an_unrelated_root_needs_a_decision(
     git(work, "merge", "-q", "--allow-unrelated-histories", "--no-commit", "-s", "ours", "root")
     git(work, "checkout", "root", "--", "AGENT.md", "identity")
     git(work, "commit", "-q", "--no-verify", "-m", "take the root's identity")
-    assert "without a decision.created" in rejected(work, url, "HEAD:refs/heads/main")
+    assert "without an Approved decision.created" in rejected(work, url, "HEAD:refs/heads/main")
 
 
 def test_a_merge_with_a_logless_parent_cannot_slip_a_line_in_front(
@@ -984,7 +1021,8 @@ def test_identity_through_a_merge_needs_its_own_decision(
     empty = git(work, "commit-tree", git(work, "mktree", check=True).strip(), "-m", "r").strip()
     for parents in (("HEAD", "HEAD~1"), (empty, "HEAD")):
         merge = mkcommit(work, "merge", *parents)
-        assert "without a decision.created" in rejected(work, url, f"{merge}:refs/heads/main")
+        refused = rejected(work, url, f"{merge}:refs/heads/main")
+        assert "without an Approved decision.created" in refused
 
 
 def test_repointing_the_log_needs_a_decision(
@@ -997,7 +1035,7 @@ def test_repointing_the_log_needs_a_decision(
         manifest.read_text() + "\n| Location | Path |\n|---|---|\n| log | state/log2.jsonl |\n"
     )
     commit(work, "repoint")
-    assert "Locations table changes log without a decision.created" in rejected(
+    assert "Locations table changes log without an Approved decision.created" in rejected(
         work, url, "HEAD:refs/heads/main"
     )
 

@@ -550,11 +550,22 @@ def check_identity(
         out.append(
             Finding("AGENT.md", _hash_line(manifest_after), "identity", message, IDENTITY_HINT)
         )
-    if manifest_before is not None and not any(e.kind == "decision.created" for e in appended):
+    if manifest_before is not None and not any(approves(e) for e in appended):
         # (a new agent's first commit creates its identity; no decision to record)
-        message = "identity/ changed without a decision.created event in the same commit"
+        message = "identity/ changed without an Approved decision.created in the same commit"
         out.append(Finding(log_path, None, "identity", message, IDENTITY_HINT))
     return out
+
+
+def approves(event: Event) -> bool:
+    """A ``decision.created`` whose status is ``Approved``: what lets the
+    agent's identity change (a Rejected or Pending decision does not)."""
+    payload = event.payload
+    return (
+        event.kind == "decision.created"
+        and isinstance(payload, dict)
+        and payload.get("status") == "Approved"
+    )
 
 
 def check_locations(
@@ -573,9 +584,12 @@ def check_locations(
     before, _ = parse_locations(manifest_before.decode("utf-8", "replace"))
     after, _ = parse_locations(manifest_after.decode("utf-8", "replace"))
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-    if not changed or any(e.kind == "decision.created" for e in appended):
+    if not changed or any(approves(e) for e in appended):
         return []
-    message = f"AGENT.md's Locations table changes {', '.join(changed)} without a decision.created"
+    message = (
+        f"AGENT.md's Locations table changes {', '.join(changed)} "
+        "without an Approved decision.created"
+    )
     return [Finding(log_path, None, "identity", message, IDENTITY_HINT)]
 
 
