@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -131,12 +132,17 @@ def fold_cmd(
     """Fold the event log at PATH into the graph and summarize it."""
     from git_gasp.folding import fold_repo, graph_text, write_graph
 
-    summary = fold_repo(agent_root(_one_path(path, repo)), at=at, strict=strict)
+    root = agent_root(_one_path(path, repo))
+    if graph_out and graph_out != "-":
+        from git_gasp.outfile import check_target
+
+        check_target(graph_out, root)  # before the fold, not after it
+    summary = fold_repo(root, at=at, strict=strict)
     if graph_out == "-":
         output.json_text(graph_text(summary))
         return OK
     if graph_out:
-        write_graph(summary, graph_out)
+        write_graph(summary, graph_out, root)
     if as_json:
         output.data_json(summary.to_value())
     else:
@@ -145,7 +151,7 @@ def fold_cmd(
 
 
 @cli.command()
-@click.argument("directory", type=click.Path(file_okay=False))
+@click.argument("directory", type=click.Path(file_okay=False), callback=cli_agent.not_empty)
 @_JSON
 def fixture(directory: str, as_json: bool) -> int:
     """Write the canonical GASP fixture to DIRECTORY as a committed git repository."""
@@ -177,6 +183,11 @@ for _commands in (
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``git-gasp`` script and ``python -m git_gasp``."""
     args = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):
+        # a terminal or pipe that cannot take UTF-8 (PYTHONIOENCODING=ascii, a C
+        # locale): what it cannot encode is written as escapes, never a crash
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
     with handle_errors() as result:
         result.code = cli.main(args, prog_name="git-gasp", standalone_mode=False)
     return result.code

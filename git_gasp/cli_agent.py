@@ -29,6 +29,13 @@ REPO = click.option(
 )
 
 
+def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A directory argument that names something: ``""`` is refused (exit 2)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("is empty; name a directory", ctx, param)
+    return value
+
+
 def _root(repo: str | None) -> str:
     from git_gasp.cli import agent_root
 
@@ -67,7 +74,13 @@ def _emit(as_json: bool, value: dict[str, Any], text: str) -> None:
 
 
 @click.command()
-@click.argument("directory", required=False, default=".", type=click.Path(file_okay=False))
+@click.argument(
+    "directory",
+    required=False,
+    default=".",
+    type=click.Path(file_okay=False),
+    callback=not_empty,
+)
 @click.option("--agent-id", required=True, metavar="ID", help="The agent's id (AGENT.md agent_id).")
 @click.option(
     "--identity",

@@ -5,11 +5,18 @@ from __future__ import annotations
 import click
 
 from git_gasp import output
+from git_gasp.cli_agent import not_empty
 from git_gasp.errors import FINDINGS, OK
 
 
 @click.command()
-@click.argument("directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False))
+@click.argument(
+    "directory",
+    metavar="[DIR]",
+    required=False,
+    type=click.Path(file_okay=False),
+    callback=not_empty,
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of text.")
 def demo(directory: str | None, as_json: bool) -> int:
     """Record two agent runs in DIR (default: a new temporary directory) and check them.

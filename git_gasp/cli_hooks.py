@@ -184,13 +184,16 @@ def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
     (exit 1) and OURS is left as it was.
     """
     from git_gasp.core.appendonly import merge_appends
+    from git_gasp.worktree import regular_file
 
     def read(name: str) -> bytes:
         try:
-            with open(name, "rb") as fh:
-                return fh.read()
+            data = regular_file(name)
         except OSError as exc:
             raise GaspError(f"{name}: {exc.strerror}", None, USAGE) from None
+        if data is None:  # git passes temporary files; /dev/zero would never end
+            raise GaspError(f"{name}: not a regular file", "git passes the driver files", USAGE)
+        return data
 
     merged = merge_appends(read(base), read(ours), read(theirs))
     if merged is None:

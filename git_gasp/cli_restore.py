@@ -6,7 +6,7 @@ import click
 
 from git_gasp import output
 from git_gasp.cli_agent import JSON as _JSON
-from git_gasp.cli_agent import REPO
+from git_gasp.cli_agent import REPO, not_empty
 from git_gasp.errors import OK
 
 _CONTEXT = click.option(
@@ -19,12 +19,14 @@ _CONTEXT = click.option(
 )
 
 
-def _emit(report: dict[str, object], as_json: bool, context: str | None, text: str) -> None:
+def _emit(
+    report: dict[str, object], as_json: bool, context: str | None, text: str, root: str
+) -> None:
     from git_gasp.core.restorereport import report_text
     from git_gasp.restoring import write_context
 
     if context is not None:
-        write_context(context, text)
+        write_context(context, text, root)
     if as_json:
         output.data_json(report)
     else:
@@ -33,7 +35,7 @@ def _emit(report: dict[str, object], as_json: bool, context: str | None, text: s
 
 @click.command()
 @click.argument("url")
-@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@click.argument("directory", required=False, type=click.Path(file_okay=False), callback=not_empty)
 @click.option("--at", "at", metavar="EVENT_ID", help="Fold the log only through this event.")
 @click.option("--model", metavar="M", help="Rebind the executor: set [executor] model.")
 @click.option("--provider", metavar="P", help="Rebind the executor: set [executor] provider.")
@@ -56,14 +58,14 @@ def restore(
 ) -> int:
     """Clone the agent at URL safely (no hooks, filters, submodules or transcripts),
     verify it and fold its log."""
-    from git_gasp.restoring import check_context_path
+    from git_gasp.outfile import check_target
     from git_gasp.restoring import restore as do_restore
 
     if context is not None:
-        check_context_path(context)  # before the clone, not after it
+        check_target(context, None)  # before the clone, not after it
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
     restored = do_restore(url, directory, at, executor, verify_snapshot)
-    _emit(restored.report, as_json, context, restored.context)
+    _emit(restored.report, as_json, context, restored.context, restored.root)
     return OK
 
 
@@ -76,8 +78,13 @@ def status(repo: str | None, context: str | None, as_json: bool) -> int:
     from git_gasp.cli import agent_root
     from git_gasp.restoring import describe
 
-    restored = describe(agent_root(repo), local=True)
-    _emit(restored.report, as_json, context, restored.context)
+    root = agent_root(repo)
+    if context is not None:
+        from git_gasp.outfile import check_target
+
+        check_target(context, root)
+    restored = describe(root, local=True)
+    _emit(restored.report, as_json, context, restored.context, root)
     return OK
 
 

@@ -202,7 +202,7 @@ def demo_environment(directory: str) -> Iterator[str]:
 def _prepare(directory: str | None) -> str:
     if directory is None:
         return tempfile.mkdtemp(prefix="git-gasp-demo-")
-    if os.path.exists(directory) and (not os.path.isdir(directory) or os.listdir(directory)):
+    if os.path.lexists(directory) and (not os.path.isdir(directory) or os.listdir(directory)):
         raise GaspError(
             f"{directory}: already exists and is not an empty directory",
             "name a new directory, or run `git gasp demo` without one (a temporary directory)",

@@ -44,7 +44,8 @@ def fixture_files() -> dict[str, bytes]:
 
 def write_fixture(dest: str) -> str:
     """Create ``dest`` as a one-commit git repository holding the fixture."""
-    if os.path.exists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
+    if os.path.lexists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
+        # (a dangling symbolic link is something there too)
         raise GaspError(
             f"{dest}: already exists and is not an empty directory",
             "name a new directory: git gasp fixture DIR",

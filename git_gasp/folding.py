@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter
 from typing import Any, NamedTuple
 
@@ -126,14 +125,9 @@ def graph_text(summary: FoldSummary) -> str:
     )
 
 
-def write_graph(summary: FoldSummary, dest: str) -> None:
-    """Write :func:`graph_text` to ``dest`` atomically."""
-    text = graph_text(summary)
-    directory = os.path.dirname(os.path.abspath(dest))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".graph-", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, dest)
-    except OSError as exc:
-        raise GaspError(f"{dest}: cannot write graph: {exc.strerror}", None, USAGE) from None
+def write_graph(summary: FoldSummary, dest: str, root: str) -> None:
+    """Write :func:`graph_text` to ``dest`` (see :mod:`git_gasp.outfile`:
+    never over one of the repository's own files at ``root``)."""
+    from git_gasp import outfile
+
+    outfile.write(dest, (graph_text(summary) + "\n").encode("utf-8"), root)

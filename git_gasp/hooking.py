@@ -281,11 +281,12 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
         out.write(visible(line) + "\n")
         return
     if requested:
-        why = (
-            "gasp.allowBypass is not set on this server"
-            if reason is None
-            else "its audit log cannot be written"
-        )
+        if reason is not None:
+            why = "its audit log cannot be written"
+        elif gitrepo.config_value(repo, "gasp.allowBypass", "bool") != "true":
+            why = "gasp.allowBypass is not set on this server"
+        else:
+            why = "its reason is empty (push with -o gasp.bypass=<why>)"
         out.write(f"gasp: bypass requested but refused: {why}\n")
     _done([j for _, j in found], "push rejected")
 

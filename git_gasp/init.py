@@ -91,8 +91,13 @@ def init_repo(
     """Create the layout in ``directory``; returns the paths written."""
     if not _AGENT_ID.fullmatch(agent_id):
         raise GaspError(
-            f"agent id {agent_id!r} must be letters, digits, '.', '_' or '-'", None, USAGE
+            f"agent id {agent_id!r} must be letters, digits, '.', '_' or '-'",
+            "e.g. --agent-id my-agent",
+            USAGE,
         )
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        # a file, a FIFO, a device, a dangling link: never made into a repository
+        raise GaspError(f"{directory}: exists and is not a directory", "name a directory", USAGE)
     for existing in ("AGENT.md", "state/events.jsonl"):
         if os.path.lexists(os.path.join(directory, existing)):
             raise GaspError(

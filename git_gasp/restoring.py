@@ -73,6 +73,7 @@ RECENT_RUNS = 5
 class Restored(NamedTuple):
     report: dict[str, Any]
     context: str  # the rehydration document (Markdown)
+    root: str  # the agent repository described
 
 
 def _read_capped(root: str, rel: str, cap: int, required: bool) -> bytes | None:
@@ -501,7 +502,7 @@ def describe(
         with open(memory_path, "rb") as fh:
             memory = fh.read(MAX_MANIFEST_BYTES).decode("utf-8", "replace")
     text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(unhashed))
-    return Restored(report, text)
+    return Restored(report, text, root)
 
 
 def _unhashed(root: str, identity: Sequence[tuple[str, str]]) -> list[str]:
@@ -535,7 +536,7 @@ def restore(
 ) -> Restored:
     """Clone ``url`` safely into ``directory`` and :func:`describe` it."""
     dest = directory or default_directory(url)
-    if os.path.exists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
+    if os.path.lexists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
         raise GaspError(
             f"{dest}: already exists and is not an empty directory",
             "name a new directory: git gasp restore URL DIR",
@@ -579,21 +580,9 @@ def _discard(dest: str, created: str | None) -> None:
             os.unlink(path)
 
 
-def check_context_path(path: str) -> None:
-    """The rehydration document goes in a directory that exists (a mistyped
-    path is an error, not a new directory tree); checked before any work."""
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise GaspError(
-            f"{path}: cannot write: no such directory {parent}",
-            "name a file in an existing directory",
-            USAGE,
-        )
+def write_context(path: str, text: str, root: str) -> None:
+    """The rehydration document, written as :mod:`git_gasp.outfile` writes
+    (never over one of the files of the agent at ``root``)."""
+    from git_gasp import outfile
 
-
-def write_context(path: str, text: str) -> None:
-    check_context_path(path)
-    try:
-        store.write_atomically(path, text.encode("utf-8"))
-    except OSError as exc:
-        raise GaspError(f"{path}: cannot write: {os_error(exc)}", None, USAGE) from None
+    outfile.write(path, text.encode("utf-8"), root)

@@ -101,5 +101,10 @@ def local_worker_id(root: str) -> str:
             f"remove it (rm {WORKER_PATH}) for a new worker id, or pass --worker ID",
         ) from None
     value = f"worker-{uuid.uuid4().hex[:12]}"
-    write_atomically(path, value.encode() + b"\n")
+    try:
+        write_atomically(path, value.encode() + b"\n")
+    except OSError:
+        # a read-only checkout: a reading command still answers; one that
+        # writes fails at its own write, with the file it could not write
+        pass
     return value

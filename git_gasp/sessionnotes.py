@@ -240,7 +240,7 @@ def log_at(repo: str, commit: str) -> bytes | None:
 
 def run_range(log: bytes, run_id: str) -> tuple[str, str] | None:
     """Ids of the first and last event of ``log`` whose ``correlation_id`` is ``run_id``."""
-    needle = json.dumps(run_id, ensure_ascii=False).encode("utf-8")
+    needle = json.dumps(run_id, ensure_ascii=False).encode("utf-8", "surrogatepass")
     ids: list[str] = []
     for line in log.split(b"\n"):
         if needle not in line:

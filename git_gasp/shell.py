@@ -84,7 +84,8 @@ def handle_errors() -> Iterator[Result]:
             result.code = _crashed()
         else:  # the machine's state, not a bug: say which file and what
             where = f"{exc.filename}: " if exc.filename else ""
-            output.diag(f"error: {where}cannot write: {exc.strerror} (os error {exc.errno})")
+            verb = "cannot write" if exc.errno in _FULL else "cannot use it"
+            output.diag(f"error: {where}{verb}: {exc.strerror} (os error {exc.errno})")
             output.diag(f"hint: {_ENVIRONMENT[exc.errno]}, then run the command again")
             result.code = USAGE
     except Exception:  # the last line of defence: never a traceback
@@ -99,9 +100,20 @@ def _crashed() -> int:
 
 
 # What a write can meet that is the machine's state, not a bug, with what to do.
-_ENVIRONMENT = {
+_FULL = {
     errno.ENOSPC: "free some disk space",
     errno.EDQUOT: "free some space within your disk quota",
     errno.EFBIG: "raise the file-size limit (ulimit -f)",
     errno.EROFS: "make the file system writable",
+}
+# ... and what reading or writing a path can meet: how the files are laid out
+_ENVIRONMENT = {
+    **_FULL,
+    errno.EACCES: "check the permissions of that path (and of its directories)",
+    errno.EPERM: "check the permissions of that path (and of its directories)",
+    errno.ENOTDIR: "a file stands where a directory should be: move it aside",
+    errno.EISDIR: "a directory stands where a file should be: move it aside",
+    errno.ENAMETOOLONG: "use a shorter path",
+    errno.ELOOP: "a symbolic link there loops: fix or remove it",
+    errno.EEXIST: "something else already stands there: choose another path or move it aside",
 }

@@ -211,14 +211,14 @@ def identity_files(repo: str) -> list[tuple[str, bytes]]:
             _contained(repo, os.path.join(dirpath, name))
         for name in filenames:
             full = os.path.join(dirpath, name)
-            data = _regular_file(full)
+            data = regular_file(full)
             if data is not None:  # a FIFO, socket or device is no regular file: not hashed
                 out.append((os.path.relpath(full, repo).replace(os.sep, "/"), data))
         dirnames.sort()
     return out
 
 
-def _regular_file(path: str) -> bytes | None:
+def regular_file(path: str) -> bytes | None:
     """The bytes of ``path`` if it is a regular file (links followed), else
     None; opened without blocking, so a FIFO cannot hang the reader."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)

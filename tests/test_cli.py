@@ -333,3 +333,176 @@ def test_a_graph_printed_as_json_stays_valid_json(
     assert code == 0, err
     titles = [n["props"].get("title") for n in json.loads(out)["nodes"].values()]
     assert "del\x7f nel\x85 esc\x1b" in titles and "\x1b" not in out
+
+
+# -- files, streams and paths a user names ----------------------------------------------
+
+
+def test_output_files_never_replace_the_repositorys_own(
+    fixture_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--graph-out and --context refuse the agent's files (the log would be
+    replaced), write through a link (which stays a link) and into what is
+    not a regular file, and keep an existing file's mode."""
+    import os
+    import stat
+
+    repo = str(fixture_repo)
+    log = fixture_repo / "state" / "events.jsonl"
+    before = {p: p.read_bytes() for p in (log, fixture_repo / "AGENT.md")}
+    (fixture_repo / "notes.txt").write_text("tracked\n")
+    git(fixture_repo, "add", "notes.txt")
+    for argv in (
+        ("status", "-C", repo, "--context", str(log)),
+        ("fold", repo, "--graph-out", str(fixture_repo / "AGENT.md")),
+        ("fold", repo, "--graph-out", str(fixture_repo / ".git" / "config")),
+        ("status", "-C", repo, "--context", str(fixture_repo / "notes.txt")),
+        ("status", "-C", repo, "--context", str(fixture_repo / "state" / "new.md")),
+    ):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "is the repository's own" in err, (argv, err)
+    assert {p: p.read_bytes() for p in before} == before
+    # a link keeps being a link; its target gets the graph, with its own mode
+    target = tmp_path / "target.json"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert run(capsys, "fold", repo, "--graph-out", str(link))[0] == 0
+    assert link.is_symlink() and json.loads(target.read_text())["version"] > 0
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    # a new file in the repository (not one of its own) is fine, with the usual mode
+    assert run(capsys, "status", "-C", repo, "--context", str(fixture_repo / "ctx.md"))[0] == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((fixture_repo / "ctx.md").stat().st_mode) == 0o666 & ~umask
+    # what is not a regular file is written into, never replaced
+    done = subprocess.run(
+        [sys.executable, "-m", "git_gasp", "fold", repo, "--graph-out", "/dev/stdout"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0 and '"nodes"' in done.stdout
+    assert Path("/dev/stdout").is_symlink() or not Path("/dev/stdout").is_file()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    assert run(capsys, "fold", repo, "--graph-out", str(fifo))[0] == 0
+    assert b'"nodes"' in reader.communicate(timeout=30)[0]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+@pytest.mark.parametrize(
+    ("number", "hint"),
+    [
+        ("EACCES", "check the permissions of that path"),
+        ("EPERM", "check the permissions of that path"),
+        ("ENOTDIR", "a file stands where a directory should be"),
+        ("EISDIR", "a directory stands where a file should be"),
+        ("ENAMETOOLONG", "use a shorter path"),
+        ("EEXIST", "something else already stands there"),
+    ],
+)
+def test_a_path_the_machine_refuses_is_one_line_not_an_internal_error(
+    fixture_repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    number: str,
+    hint: str,
+) -> None:
+    import errno
+    import os
+
+    code_of = getattr(errno, number)
+
+    def refused(*args: object, **kwargs: object) -> object:
+        raise OSError(code_of, os.strerror(code_of), "snapshots/x/graph.json")
+
+    monkeypatch.setattr("git_gasp.checking.run_all", refused)
+    code, _, err = run(capsys, "check", str(fixture_repo))
+    assert code == 2
+    why = f"{os.strerror(code_of)} (os error {code_of})"
+    lines = err.splitlines()
+    assert lines[0] == f"error: snapshots/x/graph.json: cannot use it: {why}"
+    assert lines[1].startswith(f"hint: {hint}") and len(lines) == 2
+
+
+def test_a_stream_that_cannot_take_utf8_gets_escapes(fixture_repo: Path) -> None:
+    import os
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    done = subprocess.run(
+        [sys.executable, "-m", "git_gasp", "check", str(fixture_repo)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[PASS] check 1 \\u2014 envelope round-trip" in done.stdout
+
+
+def test_an_interrupt_while_starting_is_quiet(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while Python imports the command line: exit 130, no traceback."""
+    from git_gasp import entry
+
+    class Interrupting:
+        def find_spec(self, name: str, *args: object) -> None:
+            if name == "git_gasp.cli":
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delitem(sys.modules, "git_gasp.cli")
+    monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
+    assert entry.main() == 130
+    assert capsys.readouterr().err == "interrupted\n"
+
+
+@pytest.mark.parametrize("command", ["init", "fixture", "demo", "restore"])
+def test_an_empty_or_odd_directory_argument_is_refused(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = {"restore": ["restore", str(tmp_path / "nowhere.git"), ""]}.get(command, [command, ""])
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "is empty; name a directory" in err
+    if command == "restore":
+        return
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    code, _, err = run(capsys, command, str(dangling), *(["--agent-id", "a"] * (command == "init")))
+    assert code == 2 and "Traceback" not in err
+    assert "not a directory" in err or "already exists" in err
+    assert dangling.is_symlink() and not (tmp_path / "nowhere").exists()
+
+
+def test_the_merge_driver_reads_only_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "hooks", "merge-driver", "/dev/zero", "/dev/zero", "/dev/zero")
+    assert code == 2 and "/dev/zero: not a regular file" in err
+
+
+def test_a_worker_id_that_cannot_be_saved_still_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only checkout: `run status` reads, it does not fail on the
+    worker id it could not save."""
+    from git_gasp import runmarker
+
+    def read_only(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".agent" / "worker"))
+
+    monkeypatch.setattr(runmarker, "write_atomically", read_only)
+    assert runmarker.local_worker_id(str(tmp_path)).startswith("worker-")
+
+
+def test_bytes_that_are_not_utf8_in_a_run_id_are_refused_not_a_crash(
+    fixture_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git(fixture_repo, "config", "user.name", "t")
+    git(fixture_repo, "config", "user.email", "t@example.invalid")
+    argv = ["notes", "add", "HEAD", "--session", "a:b", "-C", str(fixture_repo)]
+    for run_id in ("\udcff\udcfe", "\ud800"):
+        code, _, err = run(capsys, *argv, "--run", run_id)
+        assert code in (1, 2) and "internal error" not in err, err

@@ -572,8 +572,11 @@ def test_an_audited_bypass(work: Path, tmp_path: Path, capsys: pytest.CaptureFix
     edit_line(work)
     commit(work, "rewrite")
     option = ["-o", "gasp.bypass=incident 42: scrub a leaked token"]
-    assert push(work, f"file://{server}", *option, "HEAD:refs/heads/main").returncode != 0
+    refused = push(work, f"file://{server}", *option, "HEAD:refs/heads/main")
+    assert refused.returncode != 0 and "gasp.allowBypass is not set" in refused.stderr
     git(server, "config", "gasp.allowBypass", "true")
+    refused = push(work, f"file://{server}", "-o", "gasp.bypass= ", "HEAD:refs/heads/main")
+    assert refused.returncode != 0 and "its reason is empty" in refused.stderr
     result = push(work, f"file://{server}", *option, "HEAD:refs/heads/main")
     assert result.returncode == 0, result.stderr
     assert "bypass by" in result.stderr and "not enforced" in result.stderr
