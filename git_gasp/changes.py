@@ -23,7 +23,7 @@ Its cost follows the change, not history:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from git_gasp import gitrepo
@@ -41,6 +41,7 @@ from git_gasp.core.change import (
     check_identity,
     check_lines,
     check_locations,
+    check_skill_manifests,
     check_skills,
     check_transcripts,
     deletion_finding,
@@ -113,6 +114,11 @@ def index_step(repo: str) -> Step:
     for other in merging:
         paths |= gitrepo.staged_paths(repo, other)
     return Step("", (head, *merging), frozenset(paths))
+
+
+def _skills(paths: Iterable[str]) -> set[str]:
+    """The skills ``paths`` lie in (``skills/<name>/...``)."""
+    return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}
 
 
 def _spec(rev: str, path: str) -> str:
@@ -285,6 +291,7 @@ class Judge:
             locations = self._step_locations(step)
             paths = set(step.paths) | set(locations.logs) | {"AGENT.md", ".agent/packs"}
             wanted |= {_spec(r, p) for r in (step.name, *step.parents) for p in paths}
+            wanted |= {_spec(step.name, f"skills/{n}/SKILL.md") for n in _skills(step.paths)}
         self._lookup(wanted)
         if any(not s.name for s in steps):  # the index: its files are usually on disk too
             top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
@@ -387,6 +394,12 @@ class Judge:
             together = skills_changed_together(skill_paths)
             renamed = len(together) == 2 and self._renamed(step, together[0], together[1])
             out += check_skills(skill_paths, files, renamed)
+            out += check_skill_manifests(
+                name
+                for name in _skills(skill_paths)
+                if any(self.blob(step.name, p) for p in skill_paths if p.split("/")[1] == name)
+                and self.blob(step.name, f"skills/{name}/SKILL.md") is None
+            )
         for path in sorted(own):
             parts = path.split("/")
             if len(parts) == 3 and parts[0] == "snapshots" and parts[2] == "graph.json":

@@ -75,6 +75,13 @@ def install(
         listed = done.removed
     else:
         done = hookinstall.install(root, names, python)
+        framework = hookinstall.framework_hooks(done)
+        if framework:
+            output.diag(
+                f"warning: {', '.join(framework)} chain the pre-commit framework's hooks: "
+                "every change is judged twice if its config uses git-gasp too; use one or "
+                "the other (git gasp hooks install --uninstall)"
+            )
         if server:
             gitrepo.run(root, ["config", "receive.advertisePushOptions", "true"])
             bare = gitrepo.run(root, ["rev-parse", "--is-bare-repository"]).decode().strip()

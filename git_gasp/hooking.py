@@ -79,8 +79,20 @@ def _done(findings: Sequence[Judged], what: str) -> None:
 # -- pre-commit ---------------------------------------------------------------------
 
 
-def pre_commit(repo: str, out: TextIO) -> None:
-    """Judge the staged index against HEAD."""
+def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> None:
+    """Judge the staged index against HEAD, or, when the pre-commit framework
+    names a range (``pre-commit run --from-ref A --to-ref B`` sets
+    ``PRE_COMMIT_FROM_REF`` and ``PRE_COMMIT_TO_REF``), every commit of
+    ``A..B`` against its parents, as ``git gasp validate A..B`` does."""
+    env = os.environ if env is None else env
+    start, end = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
+    if start and end:
+        since = [] if start in ZERO else [f"^{start}"]  # a new branch: all of it
+        steps = changes.commit_steps(repo, gitrepo.commit_walk(repo, [end, *since, "--"]))
+        found = changes.judge(repo, steps)
+        report(found, out)
+        _done(found, f"{start}..{end} refused")
+        return
     step = changes.index_step(repo)
     if not step.paths:
         return

@@ -248,6 +248,11 @@ def two_skills(repo: Path) -> None:
     skill(repo, "backoff")
 
 
+def skill_without_manifest(repo: Path) -> None:
+    (repo / "skills" / "delta").mkdir()
+    (repo / "skills" / "delta" / "notes.txt").write_text("x\n")
+
+
 def bad_skill(repo: Path) -> None:
     (repo / "skills" / "retry").mkdir()
     (repo / "skills" / "retry" / "SKILL.md").write_text("---\nname: retry\n---\n")
@@ -273,6 +278,7 @@ CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
     ("fact with a lone surrogate", surrogate_fact, "[facts] not a fact in the GASP envelope"),
     ("two skills", two_skills, "[skill] 2 skills change in one commit (backoff, retry)"),
     ("skill without description", bad_skill, "missing required field `description`"),
+    ("skill without SKILL.md", skill_without_manifest, "skill delta has files but no SKILL.md"),
     ("invalid UTF-8", invalid_utf8, "not valid UTF-8"),
     ("oversized line", oversized, "over the 2,000-byte cap"),
     (

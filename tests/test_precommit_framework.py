@@ -119,3 +119,32 @@ def test_installed_hooks_guard_commits_and_messages(
     # the session notes went with the branch, through the framework's pre-push
     notes = "refs/notes/agent-sessions"
     assert git(server, "rev-parse", notes) == git(agent, "rev-parse", notes)
+
+
+def test_a_named_range_judges_commits_and_native_hooks_warn_of_the_framework(
+    hook_repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """`--all-files` reads no history; `--from-ref`/`--to-ref` (also at the
+    manual stage, for CI) judge the commits, so a committed violation is
+    not a false green. Installing the native hooks over the framework's says
+    that they chain it."""
+    repo, env = hook_repo
+    agent = _demo(tmp_path / "agent", env)
+    base = git(agent, "rev-parse", "HEAD").strip()
+    lines = (agent / LOG).read_bytes().splitlines(keepends=True)
+    (agent / LOG).write_bytes(b"".join(lines[:-1]))  # drops a committed line
+    git(agent, "commit", "-q", "--no-verify", "-am", "truncate")
+    staged = _run(["pre-commit", "try-repo", str(repo), "gasp-validate", "--all-files"], agent, env)
+    assert staged.returncode == 0, staged.stdout + staged.stderr
+    ranged = [
+        *("pre-commit", "try-repo", str(repo), "gasp-validate", "--hook-stage", "manual"),
+        *("--from-ref", base, "--to-ref", "HEAD"),
+    ]
+    refused = _run(ranged, agent, env)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "the file was truncated" in refused.stdout + refused.stderr
+    assert _run(["pre-commit", "install"], agent, env).returncode == 0
+    native = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
+    done = _run(native, agent, env)
+    assert done.returncode == 0, done.stderr
+    assert "pre-commit chain the pre-commit framework's hooks" in done.stderr

@@ -632,6 +632,21 @@ def check_skills(
     return out
 
 
+def check_skill_manifests(without: Iterable[str]) -> list[Finding]:
+    """Every skill directory a change leaves files in holds a ``SKILL.md``
+    (``without``: the skills that do not)."""
+    return [
+        Finding(
+            f"skills/{name}/SKILL.md",
+            None,
+            "skill",
+            f"skill {name} has files but no SKILL.md",
+            "give it a SKILL.md with name and description frontmatter (git gasp skill check)",
+        )
+        for name in sorted(without)
+    ]
+
+
 def check_transcripts(paths: Iterable[str]) -> list[Finding]:
     """Transcripts stay cold and local: ``transcripts/`` is never committed
     unless the repository opts in (``gasp.commitTranscripts``)."""
