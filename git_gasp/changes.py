@@ -116,6 +116,30 @@ def index_step(repo: str) -> Step:
     return Step("", (head, *merging), frozenset(paths))
 
 
+def nested_agents(paths: Iterable[str]) -> list[str]:
+    """Directories below the top that ``paths`` show to hold an agent (an
+    ``AGENT.md`` or a ``state/events.jsonl`` of their own): the rules judge
+    the repository's top as the agent, so these are not judged."""
+    found = set()
+    for path in paths:
+        for marker in ("/AGENT.md", "/state/events.jsonl"):
+            if path.endswith(marker) and len(path) > len(marker):
+                found.add(path[: -len(marker)])
+    return sorted(found)
+
+
+def nested_warning(paths: Iterable[str]) -> str | None:
+    """The one warning line for :func:`nested_agents`, if any."""
+    nested = nested_agents(paths)
+    if not nested:
+        return None
+    shown = ", ".join(f"{d}/" for d in nested[:3]) + (" ..." if len(nested) > 3 else "")
+    return (
+        f"gasp: warning: {shown} looks like an agent in a subdirectory; the hooks judge the "
+        f"repository's top as the agent, not it (check it with: git gasp check {nested[0]})"
+    )
+
+
 def _skills(paths: Iterable[str]) -> set[str]:
     """The skills ``paths`` lie in (``skills/<name>/...``)."""
     return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}

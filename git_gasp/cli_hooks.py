@@ -254,6 +254,9 @@ def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: boo
         walk = gitrepo.commit_walk(root, [rev_range or "HEAD", "--"])
         steps = changes.commit_steps(root, walk)
     found = changes.judge(root, steps)
+    warning = changes.nested_warning(p for s in steps for p in s.paths)
+    if warning:
+        output.diag(warning)
     if as_json:
         output.data_json(
             {

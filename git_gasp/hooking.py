@@ -96,6 +96,9 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
     step = changes.index_step(repo)
     if not step.paths:
         return
+    warning = changes.nested_warning(step.paths)
+    if warning:
+        out.write(visible(warning) + "\n")
     found = changes.judge(repo, [step])
     report(found, out)
     _done(found, "commit refused")

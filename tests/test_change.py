@@ -271,3 +271,15 @@ def test_attribute_changes_judged_on_plain_data() -> None:
         f"ident makes {log} check out differently from its committed bytes"
     ]
     assert rules([{log: {}}], [{log: {"working-tree-encoding": "utf-8"}}]) == []
+
+
+def test_an_agent_in_a_subdirectory_is_named() -> None:
+    from git_gasp.changes import nested_agents, nested_warning
+
+    paths = ["AGENT.md", "state/events.jsonl", "agents/bot/AGENT.md", "x/y/state/events.jsonl"]
+    assert nested_agents(paths) == ["agents/bot", "x/y"]
+    warning = nested_warning(paths)
+    assert warning is not None
+    assert "agents/bot/, x/y/ looks like an agent in a subdirectory" in warning
+    assert "git gasp check agents/bot" in warning
+    assert nested_warning(["AGENT.md", "state/events.jsonl", "notes/AGENT.md.bak"]) is None

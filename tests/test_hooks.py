@@ -478,6 +478,25 @@ def test_a_merge_finished_by_git_commit_is_judged_as_a_merge(
     assert "drops" in refused.stderr, refused.stderr
 
 
+def test_an_agent_in_a_subdirectory_gets_a_warning(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = main(capsys, "hooks", "install", "--python", sys.executable, "-C", str(work))
+    assert code == 0, err
+    nested = work / "agents" / "bot"
+    (nested / "state").mkdir(parents=True)
+    shutil.copy(work / "AGENT.md", nested / "AGENT.md")
+    shutil.copy(work / LOG, nested / LOG)
+    git(work, "add", "-A")
+    done = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "-m", "a second agent"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "agents/bot/ looks like an agent in a subdirectory" in done.stderr
+
+
 def test_a_skill_renamed_is_one_skill_change(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
