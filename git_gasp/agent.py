@@ -527,16 +527,21 @@ class Agent:
         self._existing("patch", patch_id)
         return self.record(P.status_change("patch", patch_id, status, reason), SYSTEM).event_ids[-1]
 
-    def _existing(self, kind: str, node_id: str) -> None:
-        """A status change names a node of the graph: said first, before
-        anything about the run it would need."""
+    def _existing(self, kind: str | None, node_id: str) -> None:
+        """A status change (or an attachment) names a node of the graph (of
+        ``kind``, if given): said first, before anything about the run it
+        would need."""
         if node_id in self._folder.nodes:
             return
         from git_gasp.core.suggest import did_you_mean
 
-        same = [n for n, node in self._folder.nodes.items() if node.kind == kind]
-        hint = did_you_mean(node_id, same) or f"list the {kind}s with: git gasp fold --json"
-        raise validate.RefusedError(f"{kind} `{node_id}` does not exist", hint)
+        nodes = self._folder.nodes.items()
+        same = [n for n, node in nodes if kind is None or node.kind == kind]
+        kind = kind or "node"
+        plural = f"{kind}es" if kind.endswith("ch") else f"{kind}s"
+        hint = did_you_mean(node_id, same) or f"list the {plural} with: git gasp fold --json"
+        # an unknown id is bad input (exit 2), as for show, lineage and fact supersede
+        raise GaspError(f"{kind} `{node_id}` does not exist", hint, USAGE)
 
     @validate.typed_arguments
     def record_model_call(
@@ -596,6 +601,7 @@ class Agent:
 
     @validate.typed_arguments
     def attach_artifact(self, node_id: str, artifact: dict[str, Any]) -> str:
+        self._existing(None, node_id)
         return self.record(P.attachment(node_id, artifact), SYSTEM).event_ids[-1]
 
     @validate.typed_arguments

@@ -380,8 +380,11 @@ MISSING_NODE: dict[str, Callable[[Agent], object]] = {
 
 @pytest.mark.parametrize("kind", sorted(MISSING_NODE))
 def test_an_update_of_a_missing_node_is_refused(agent: Agent, repo: Path, kind: str) -> None:
+    """A helper's id argument naming no node is bad input (exit 2); raw ops
+    that a fold would skip are refused as findings (exit 1)."""
     agent.start_run("t")
-    error = refused(repo, lambda: MISSING_NODE[kind](agent), FINDINGS)
+    code = FINDINGS if kind[0].isupper() else USAGE
+    error = refused(repo, lambda: MISSING_NODE[kind](agent), code)
     assert "does not exist" in error.message
 
 
@@ -722,8 +725,8 @@ BAD_INPUT: list[tuple[list[str], int, str]] = [
     (["eval", "--command", "c", "--status", "passed"], USAGE, "is not a valid status"),
     (["failure", "--title", "f"], FINDINGS, "invalid root"),
     (["tool-call", "--tool", "t", "--input-summary", "i"], FINDINGS, "needs an open run"),
-    (["goal-status", "--id", "goal_missing", "--status", "Open"], FINDINGS, "does not exist"),
-    (["goal-status", "--id", "goal_", "--status", "Open"], FINDINGS, "does not exist"),
+    (["goal-status", "--id", "goal_missing", "--status", "Open"], USAGE, "does not exist"),
+    (["goal-status", "--id", "goal_", "--status", "Open"], USAGE, "does not exist"),
     (["hypothesis", "--title", "h", "--confidence", "nan"], USAGE, "finite"),
     (["patch", "--title", "p", "--artifact-json", '{"uri":"u"}'], USAGE, "needs 'kind'"),
     (["ops", "--json-ops", '{"MarkStale":{}}'], USAGE, "must be a JSON array"),
@@ -769,7 +772,7 @@ def test_missing_nodes_are_refused_inside_a_run(
         ["artifact", "--node", "n_missing", "--kind", "k", "--uri", "u"],
     ):
         code, _, err = run(capsys, "record", *argv, "-C", str(repo))
-        assert code == FINDINGS and "does not exist" in err, err
+        assert code == USAGE and "does not exist" in err, err  # an unknown id: bad input
     assert log_path(repo).read_bytes() == before
     code, _, err = run(capsys, "run", "start", "--task", "again", "-C", str(repo))
     assert code != 0 and "already open" in err
