@@ -354,7 +354,7 @@ def snapshot(at: str | None, prune: bool, repo: str | None, as_json: bool) -> in
     if prune:
         if at is not None:
             raise click.UsageError("--prune and --at do different things; give one")
-        removed = prune_snapshots(_root(repo))
+        removed = prune_snapshots(_agent_root(repo))
         text = "\n".join(f"removed {p} (its log prefix changed)" for p in removed)
         _emit(as_json, {"removed": removed}, text or "no stale snapshots")
         return OK

@@ -26,7 +26,7 @@ from git_gasp.core.restorereport import parse_toml
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.lease import now_ms
-from git_gasp.worktree import MAX_SNAPSHOT_BYTES
+from git_gasp.worktree import MAX_SNAPSHOT_BYTES, os_error
 
 FACTS_PATH = "memory/facts.jsonl"
 MEMORY_PATH = "memory/active_memory.md"
@@ -41,8 +41,12 @@ def read_facts(root: str) -> FactsFile:
             return parse_facts(fh.read())
     except FileNotFoundError:
         return FactsFile((), ())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GaspError(f"{FACTS_PATH}: cannot read: {exc}") from None
+    except OSError as exc:
+        raise GaspError(f"{FACTS_PATH}: cannot read: {os_error(exc)}", None, USAGE) from None
+    except UnicodeDecodeError:
+        raise GaspError(
+            f"{FACTS_PATH}: cannot read: not UTF-8", "git gasp check reports the lines", USAGE
+        ) from None
 
 
 def regenerate_memory(root: str) -> str:
@@ -186,8 +190,10 @@ def snapshot_every(root: str) -> int:
             config = parse_toml(fh.read().decode("utf-8"))
     except FileNotFoundError:
         return DEFAULT_SNAPSHOT_EVERY
-    except (OSError, ValueError) as exc:
-        raise GaspError(f"{CONFIG_PATH}: cannot read: {exc}") from None
+    except OSError as exc:
+        raise GaspError(f"{CONFIG_PATH}: cannot read: {os_error(exc)}", None, USAGE) from None
+    except ValueError as exc:
+        raise GaspError(f"{CONFIG_PATH}: cannot read: {exc}", None, USAGE) from None
     table = config.get("gasp", {})
     value = table.get("snapshot_every", DEFAULT_SNAPSHOT_EVERY) if isinstance(table, dict) else None
     if type(value) is not int or value < 0:

@@ -64,6 +64,9 @@ def handle_errors() -> Iterator[Result]:
     except click.exceptions.Abort:
         output.diag("interrupted")
         result.code = INTERRUPTED
+    except _NO_ARGS as exc:  # `git gasp`, `git gasp record`: the help, not an "error:" line
+        output.diag(exc.format_message())
+        result.code = USAGE
     except click.UsageError as exc:  # the documented format: error + hint, exit 2
         output.diag(f"error: {exc.format_message()}")
         command = exc.ctx.command_path if exc.ctx is not None else "git-gasp"
@@ -90,6 +93,12 @@ def handle_errors() -> Iterator[Result]:
             result.code = USAGE
     except Exception:  # the last line of defence: never a traceback
         result.code = _crashed()
+
+
+# click >= 8.2 raises this for a group called without its command
+_NO_ARGS: type[click.UsageError] = getattr(
+    click.exceptions, "NoArgsIsHelpError", type("_Never", (click.UsageError,), {})
+)
 
 
 def _crashed() -> int:

@@ -506,3 +506,12 @@ def test_bytes_that_are_not_utf8_in_a_run_id_are_refused_not_a_crash(
     for run_id in ("\udcff\udcfe", "\ud800"):
         code, _, err = run(capsys, *argv, "--run", run_id)
         assert code in (1, 2) and "internal error" not in err, err
+
+
+def test_a_group_without_its_command_prints_its_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv in ([], ["record"], ["hooks"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert err.startswith("Usage: git-gasp") and "error:" not in err

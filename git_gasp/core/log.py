@@ -286,8 +286,10 @@ def stream_events(raw_lines: Iterable[bytes]) -> Iterator[Event]:
     for number, raw in enumerate(lines, 1):
         try:
             text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise LogReadError("stream did not contain valid UTF-8") from None
+        except UnicodeDecodeError as exc:
+            # the reference's wording, with where: the line and the byte in it
+            where = f"line {number}, byte {exc.start + 1}"
+            raise LogReadError(f"stream did not contain valid UTF-8 ({where})") from None
         text = text[:-1] if text.endswith("\n") else text
         text = text[:-1] if text.endswith("\r") else text
         if not text.strip(RUST_WHITESPACE):
