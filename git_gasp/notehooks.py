@@ -12,9 +12,10 @@ cover the rest:
   branches they annotate (a notes push of their own, ``--no-verify``, never
   forced), so they do not arrive later than their commits. Nothing happens
   unless there is a local notes ref the remote's tracking ref does not
-  already name, the remote is a named one, and ``gasp.pushNotes`` is not
-  false. git gives a hook no sign of ``--dry-run``: as Git LFS uploads its
-  objects then, the notes are sent then too.
+  already name, the remote is a named one, and ``remote.<name>.gaspPushNotes``
+  (else ``gasp.pushNotes``) is not false. git gives a hook no sign of
+  ``--dry-run``: as Git LFS uploads its objects then, the notes are sent
+  then too.
 * ``post-commit``: a commit made by ``git cherry-pick -x`` (its ``(cherry
   picked from commit <id>)`` line) gets the picked commit's note; a squash
   (``git merge --squash``: ``Squashed commit of the following:`` and a
@@ -252,8 +253,14 @@ def _pre_push(repo: str, remote: str, say: Callable[[str], None]) -> str | None:
         return None  # no notes, or the remote already has these
     if gitrepo.config_value(repo, f"remote.{remote}.url") is None:
         return None  # a push to a URL: no tracking ref to merge through
-    if gitrepo.config_value(repo, "gasp.pushNotes", "bool") == "false":
-        return None
+    # per remote first (a public mirror need not see which sessions made
+    # which private commits), then for every remote
+    for key in (f"remote.{remote}.gaspPushNotes", "gasp.pushNotes"):
+        chosen = gitrepo.config_value(repo, key, "bool")
+        if chosen is not None:
+            if chosen == "false":
+                return None
+            break
     done = notesync.sync(repo, remote, retries=2, say=say, verify=False)
     if not done.pushed:
         return None

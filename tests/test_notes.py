@@ -795,6 +795,19 @@ def test_pre_push_leaves_notes_alone_when_told_or_refused(
     assert "gasp: warning: session notes not pushed to origin: bad boolean" in done.stderr
     assert "fix it with: git config gasp.pushNotes <bool>" in done.stderr
     assert git(server, "rev-parse", "main").strip() == rev(a)
+    # one remote kept out (a public mirror), whatever gasp.pushNotes says
+    git(a, "config", "gasp.pushNotes", "true")
+    git(a, "config", "remote.origin.gaspPushNotes", "false")
+    (a / "z").write_text("z\n")
+    commit_all(a, "fourth")
+    assert push(a, "origin", "main").returncode == 0
+    assert git(server, "for-each-ref", "refs/notes").strip() == ""
+    git(a, "config", "remote.origin.gaspPushNotes", "true")
+    git(a, "config", "gasp.pushNotes", "false")
+    (a / "w").write_text("w\n")
+    commit_all(a, "fifth")
+    assert push(a, "origin", "main").returncode == 0
+    assert git(server, "for-each-ref", "refs/notes").strip() != ""
 
 
 def test_pre_push_leaves_an_explicit_notes_push_to_git(
