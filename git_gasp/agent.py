@@ -531,7 +531,14 @@ class Agent:
         """A status change (or an attachment) names a node of the graph (of
         ``kind``, if given): said first, before anything about the run it
         would need."""
-        if node_id in self._folder.nodes:
+        found = self._folder.nodes.get(node_id)
+        if found is not None and found.kind != kind and kind is not None:
+            raise GaspError(
+                f"`{node_id}` is a {found.kind}, not a {kind}",
+                f"name a {kind}: git gasp fold --json lists the nodes",
+                USAGE,
+            )
+        if found is not None:
             return
         from git_gasp.core.suggest import did_you_mean
 

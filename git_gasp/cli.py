@@ -133,7 +133,7 @@ def fold_cmd(
     from git_gasp.folding import fold_repo, graph_text, write_graph
 
     root = agent_root(_one_path(path, repo))
-    if graph_out and graph_out != "-":
+    if graph_out is not None and graph_out != "-":
         from git_gasp.outfile import check_target
 
         check_target(graph_out, root)  # before the fold, not after it
@@ -141,7 +141,7 @@ def fold_cmd(
     if graph_out == "-":
         output.json_text(graph_text(summary))
         return OK
-    if graph_out:
+    if graph_out is not None:
         write_graph(summary, graph_out, root)
     if as_json:
         output.data_json(summary.to_value())

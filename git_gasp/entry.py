@@ -8,12 +8,23 @@ later does, instead of with a traceback.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 
 def main() -> int:
     try:
-        from git_gasp.cli import main as command_line
+        # held back while extension modules initialise (an interrupt inside
+        # one can crash the interpreter); delivered, if it came, right after
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, OSError, ValueError):  # no such call here
+        blocked = None
+    try:
+        try:
+            from git_gasp.cli import main as command_line
+        finally:
+            if blocked is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130

@@ -102,7 +102,7 @@ def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSum
         if exc.error is None:
             raise GaspError(
                 f"{worktree.EVENTS_PATH}: cannot read {path}: {exc.message}",
-                "the log is UTF-8 JSON lines; git gasp check reports the rest",
+                f"see what changed there: git diff -- {worktree.EVENTS_PATH}",
             ) from None
         raise _log_error(describe_error(worktree.EVENTS_PATH, exc.error), exc.error.torn) from None
     except FoldError as exc:

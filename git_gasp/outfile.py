@@ -1,30 +1,40 @@
 """Files a command writes where its user says (``fold --graph-out``,
 ``restore``/``status --context``).
 
-* Never one of the repository's own files: a path that resolves into the
-  git directory, the agent's directories (``state/``, ``memory/``,
-  ``journal/``, ``identity/``, ``skills/``, ``snapshots/``, ``.agent/``,
-  ``transcripts/``), ``AGENT.md``, or any file git tracks is refused
-  (``--context state/events.jsonl`` would replace the log).
-* A regular file (or a new one) is replaced atomically, through any symbolic
-  link (the link stays and its target gets the text), keeping an existing
-  file's mode; a new one gets the usual mode (umask).
-* Anything else that exists (``/dev/stdout``, a FIFO, a terminal) is opened
-  and written to, never replaced by a rename.
+* Never a file of a repository: a path into a git directory (``.git``, a
+  linked worktree's, the common one), a file git tracks in the repository
+  that holds the target, or one of an agent's own names (``state/``,
+  ``memory/``, ``journal/``, ``identity/``, ``skills/``, ``snapshots/``,
+  ``.agent/``, ``transcripts/``, ``AGENT.md``, ``IDENTITY.md``) at the top
+  of that repository or of the agent being read, whatever their case (a
+  case-insensitive file system reads ``agent.md`` as ``AGENT.md``). When
+  git cannot say (a repository it refuses to read), the write is refused.
+* Its directory must exist (also for the target of a symbolic link).
+* ``/dev/stdout``, ``/dev/stderr`` and ``/dev/fd/N`` are the command's own
+  descriptors: written to as they are (appending where the shell opened
+  them so), never reopened or renamed over.
+* A regular file (or a new one) is replaced atomically, through any link
+  (the link stays; its target gets the text), keeping an existing file's
+  mode (and owner, when run as root); anything else that exists (a FIFO, a
+  terminal) is opened and written to.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import stat
+import sys
 
 from git_gasp import gitrepo, store
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.worktree import inside, os_error
 
-#: the top-level names of the repository's own files
-_OWN = frozenset(
-    {
+#: the top-level names of an agent's own files (compared case-folded)
+OWN = frozenset(
+    name.casefold()
+    for name in (
         ".git",
         ".agent",
         "state",
@@ -36,40 +46,97 @@ _OWN = frozenset(
         "transcripts",
         "AGENT.md",
         "IDENTITY.md",
-    }
+    )
 )
+_DESCRIPTOR = re.compile(r"/(?:dev|proc/self)/fd/(\d+)")
+_STANDARD = {"/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def refused(path: str, what: str) -> GaspError:
+    return GaspError(
+        f"{path}: is {what}; not overwritten",
+        "write it outside the repository's files (a new file, or a path outside it)",
+        USAGE,
+    )
+
+
+def descriptor(path: str) -> int | None:
+    """The file descriptor ``path`` names (``/dev/stdout``, ``/dev/fd/3``), if any."""
+    if path in _STANDARD:
+        return _STANDARD[path]
+    match = _DESCRIPTOR.fullmatch(path)
+    return int(match.group(1)) if match else None
 
 
 def check_target(path: str, root: str | None) -> None:
-    """Refuse ``path`` when its directory does not exist or it is one of the
-    files of the repository at ``root``; checked before any work."""
-    parent = os.path.dirname(os.path.abspath(path))
+    """Refuse ``path`` (see the module doc); ``root`` is the agent being read,
+    when there is one. Checked before any work."""
+    if not path.strip():
+        raise GaspError("the output file name is empty", "name a file, or - for stdout", USAGE)
+    if descriptor(path) is not None:
+        return
+    if path.endswith(("/", os.sep)):
+        raise GaspError(f"{path}: names a directory", "name a file in it", USAGE)
+    real = os.path.realpath(path)
+    parent = os.path.dirname(real)
     if not os.path.isdir(parent):
         raise GaspError(
             f"{path}: cannot write: no such directory {parent}",
             "name a file in an existing directory",
             USAGE,
         )
-    if root is None:
-        return
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    if real == base or not inside(base, real):
-        return
-    rel = os.path.relpath(real, base).replace(os.sep, "/")
-    own = rel.split("/", 1)[0] in _OWN
-    if own or (os.path.lexists(real) and _tracked(root, rel)):
+    if os.path.isdir(real):
+        raise GaspError(f"{path}: is a directory", "name a file in it", USAGE)
+    if any(part.casefold() == ".git" for part in real.split(os.sep)):
+        raise refused(path, "inside a git directory")
+    if root is not None:
+        _own_name(path, real, os.path.realpath(root), "the agent's own")
+    _in_repository(path, real, parent)
+
+
+def _own_name(path: str, real: str, top: str, whose: str) -> None:
+    if real != top and inside(top, real):
+        rel = os.path.relpath(real, top).replace(os.sep, "/")
+        if rel.split("/", 1)[0].casefold() in OWN:
+            raise refused(path, f"{whose} {rel}")
+
+
+def _in_repository(path: str, real: str, parent: str) -> None:
+    """Refuse a target in a git directory, tracked, or one of an agent's
+    names at the top of the repository that holds it."""
+    args = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
+    done = gitrepo.attempt(parent, args)
+    if done.code != 0:
+        error = done.err.decode("utf-8", "replace").strip()
+        if "not a git repository" in error:
+            return  # nothing of git's to protect here
+        last = error.splitlines()[-1] if error else f"git exited {done.code}"
         raise GaspError(
-            f"{path}: is the repository's own {rel}; not overwritten",
-            "write it outside the agent's files (a new file, or a path outside the repository)",
+            f"{path}: cannot tell whether git keeps this file: {last}",
+            "write it outside the repository",
             USAGE,
         )
-
-
-def _tracked(root: str, rel: str) -> bool:
-    try:
-        return bool(gitrepo.tracked(root, [f":(literal){rel}"]))
-    except gitrepo.GitError:
-        return False  # not a repository (a plain directory): nothing is tracked
+    lines = done.out.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) < 3:
+        raise refused(path, "in a repository git describes oddly")
+    top = os.path.realpath(lines[0])
+    for git_dir in (lines[1], os.path.join(parent, lines[2])):
+        if inside(os.path.realpath(git_dir), real):
+            raise refused(path, "inside a git directory")
+    _own_name(path, real, top, "an agent's own")
+    if not os.path.lexists(real) or not inside(top, real):
+        return
+    rel = os.path.relpath(real, top).replace(os.sep, "/")
+    listed = gitrepo.attempt(top, ["ls-files", "-z", "--", f":(literal,icase){rel}"])
+    if listed.code != 0:
+        raise GaspError(
+            f"{path}: cannot tell whether git tracks it: "
+            f"{listed.err.decode('utf-8', 'replace').strip()}",
+            "write it outside the repository",
+            USAGE,
+        )
+    if listed.out.strip(b"\0"):
+        raise refused(path, f"a file git tracks ({rel})")
 
 
 def write(path: str, data: bytes, root: str | None) -> None:
@@ -77,17 +144,28 @@ def write(path: str, data: bytes, root: str | None) -> None:
     naming the path when it cannot."""
     check_target(path, root)
     try:
+        fd = descriptor(path)
+        if fd is not None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            return
         try:
-            mode = os.stat(path).st_mode
+            st: os.stat_result | None = os.stat(path)
         except FileNotFoundError:
-            mode = None
-        if mode is not None and not stat.S_ISREG(mode):
-            with open(path, "wb") as fh:  # a device, FIFO or terminal: written into
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            with open(path, "wb") as fh:  # a FIFO or terminal: written into
                 fh.write(data)
             return
         target = os.path.realpath(path)  # a link stays a link; its target is replaced
         store.write_atomically(target, data)
-        if mode is not None:
-            os.chmod(target, stat.S_IMODE(mode))
+        if st is not None:
+            os.chmod(target, stat.S_IMODE(st.st_mode))
+            if os.geteuid() == 0:
+                with contextlib.suppress(OSError):
+                    os.chown(target, st.st_uid, st.st_gid)
     except OSError as exc:
         raise GaspError(f"{path}: cannot write: {os_error(exc)}", None, USAGE) from None

@@ -136,6 +136,9 @@ def test_lines_size_utf8_secret_and_torn() -> None:
         ("line-size", 12),
         ("torn", 13),
     ]
+    # a whole last object without its newline is no torn write (REFERENCE §10.4)
+    assert check_lines(LOG, b'{"a":1}\n{"b":2}', 1, 1 << 20, True) == []
+    assert rules(check_lines(LOG, b'{"a":1}\n{"b":', 1, 1 << 20, True)) == ["torn"]
     small = check_lines(LOG, b'{"k":"ghp_' + b"a1B2c3D4" * 4 + b'e5F6"}\n', 1, 1 << 20, True)
     assert rules(small) == ["secret"] and "ghp_" not in small[0].message.replace("ghp_…", "")
 

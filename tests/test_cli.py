@@ -360,8 +360,31 @@ def test_output_files_never_replace_the_repositorys_own(
         ("status", "-C", repo, "--context", str(fixture_repo / "state" / "new.md")),
     ):
         code, _, err = run(capsys, *argv)
-        assert code == 2 and "is the repository's own" in err, (argv, err)
+        assert code == 2 and "not overwritten" in err, (argv, err)
     assert {p: p.read_bytes() for p in before} == before
+    # an agent in a subdirectory: the enclosing repository's files are protected too
+    big = tmp_path / "big"
+    shutil.copytree(fixture_repo, big, symlinks=True)
+    agent = big / "agents" / "bot"
+    shutil.copytree(fixture_repo, agent, ignore=shutil.ignore_patterns(".git"))
+    for target in (big / ".git" / "config", big / "notes.txt", big / "agent.md", big / "STATE"):
+        code, _, err = run(capsys, "fold", str(agent), "--graph-out", str(target))
+        assert code == 2 and "not overwritten" in err, (target, err)
+    # the command's own descriptors are written to, as the shell opened them (>> appends)
+    appended = tmp_path / "app.log"
+    appended.write_text("PRIOR\n")
+    with open(appended, "a") as fh:
+        done = subprocess.run(
+            [sys.executable, "-m", "git_gasp", "fold", repo, "--graph-out", "/dev/stdout"],
+            stdout=fh,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 0, done.stderr
+    assert appended.read_text().startswith('PRIOR\n{\n  "nodes"')
+    for empty in ("", "  "):
+        code, _, err = run(capsys, "fold", repo, "--graph-out", empty)
+        assert code == 2 and "the output file name is empty" in err
     # a link keeps being a link; its target gets the graph, with its own mode
     target = tmp_path / "target.json"
     target.write_text("old\n")

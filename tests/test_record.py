@@ -486,6 +486,13 @@ def test_propose_patch_takes_a_base_state_version(agent: Agent) -> None:
     assert props["base_state_version"] == 0
 
 
+def test_a_status_change_names_a_node_of_its_kind(agent: Agent, repo: Path) -> None:
+    agent.record_goal("goal_1", "g")
+    agent.start_run("t")
+    error = refused(repo, lambda: agent.update_task_status("goal_1", "Done", "x"), USAGE)
+    assert error.message == "`goal_1` is a goal, not a task"
+
+
 def test_patch_conditions_are_the_runtimes_enums(agent: Agent) -> None:
     """A precondition or expected effect the runtime's StatePatch cannot read
     is refused before anything is written; a float field is written as one."""

@@ -124,6 +124,27 @@ def test_restore_text_and_context(
     assert "goal `goal_retry` (Open): Make retry reliable" in text
 
 
+def test_restore_context_inside_the_clone_and_never_over_a_source(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--context inside the clone to be is judged by name before the clone
+    and whole after it; a local source's own files are never replaced."""
+    log = source / "state" / "events.jsonl"
+    before = log.read_bytes()
+    code, _, err = main(capsys, "restore", str(source), str(tmp_path / "r1"), "--context", str(log))
+    assert code == 2 and "not overwritten" in err and log.read_bytes() == before
+    dest = tmp_path / "r2"
+    code, _, err = main(
+        capsys, "restore", url(source), str(dest), "--context", str(dest / "AGENT.md")
+    )
+    assert code == 2 and "the restored agent's own AGENT.md" in err and not dest.exists()
+    code, _, err = main(
+        capsys, "restore", url(source), str(dest), "--context", str(dest / "ctx.md")
+    )
+    assert code == 0, err
+    assert (dest / "ctx.md").read_text().startswith("# Agent context: evolve")
+
+
 def test_restore_at_the_middle_of_the_log(
     source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -42,6 +42,7 @@ from typing import NamedTuple
 
 from git_gasp.core.checks import PAIRED_KINDS, ParsedOps, is_allowed_root, pairing_findings
 from git_gasp.core.event import OPS_APPLIED, Event
+from git_gasp.core.jsonvalue import JsonError, loads
 from git_gasp.core.log import log_lines, parse_log
 from git_gasp.core.logcontext import LogContext
 from git_gasp.core.manifest import declared_identity_hash
@@ -265,7 +266,9 @@ def check_lines(
                     SECRET_HINT,
                 )
             )
-        if i == last and jsonl:
+        if i == last and jsonl and not _whole_object(text):
+            # a whole last object without its newline is no interrupted write (a
+            # log may end so, REFERENCE §10.4); the next append terminates it
             out.append(
                 Finding(
                     path,
@@ -276,6 +279,13 @@ def check_lines(
                 )
             )
     return out
+
+
+def _whole_object(text: str) -> bool:
+    try:
+        return isinstance(loads(text), dict)
+    except JsonError:
+        return False
 
 
 SECRET_HINT = (
