@@ -23,6 +23,7 @@ Its cost follows the change, not history:
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -134,10 +135,12 @@ def nested_warning(paths: Iterable[str]) -> str | None:
     if not nested:
         return None
     shown = ", ".join(f"{d}/" for d in nested[:3]) + (" ..." if len(nested) > 3 else "")
-    return (
+    command = shlex.quote(nested[0])
+    text = (
         f"gasp: warning: {shown} looks like an agent in a subdirectory; the hooks judge the "
-        f"repository's top as the agent, not it (check it with: git gasp check {nested[0]})"
+        f"repository's top as the agent, not it (check it with: git gasp check {command})"
     )
+    return text.replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _skills(paths: Iterable[str]) -> set[str]:
@@ -329,6 +332,16 @@ class Judge:
             out += [Judged(step.name, f) for f in self._judge(step)]
         return out
 
+    def _skill_left(self, step: Step, name: str, touched: Sequence[str]) -> bool:
+        """Whether skill ``name`` still has files after ``step``: one it
+        touched is there, or (its SKILL.md deleted) any other file is."""
+        mine = [p for p in touched if p.split("/")[1] == name]
+        if any(self.blob(step.name, p) for p in mine):
+            return True
+        if f"skills/{name}/SKILL.md" not in mine:
+            return False
+        return bool(gitrepo.tree_files(self.repo, step.name or None, [f"skills/{name}/"]))
+
     def _renamed(self, step: Step, a: str, b: str) -> bool:
         """Whether skill ``a`` became skill ``b`` in ``step`` (or ``b`` became
         ``a``): one of them gone, the other new, the same files otherwise."""
@@ -392,12 +405,15 @@ class Judge:
         for path in sorted(step.paths):
             if locations.append_only(path) and path not in locations.logs:
                 out += self._other(step, path, locations)
-        if step.name and len(step.parents) <= 1:
-            # a commit's trailers (the index's are commit-msg's to judge; a
-            # merge brings in runs its other parent closed)
+        if step.name:
+            # a commit's trailers (the index's are commit-msg's to judge); a
+            # merge brings in runs its other parent closed: its session
+            # trailers alone are judged
             message = self.message(step.name)
-            if appended or "session" in message.lower():
-                out += trailer_findings(message, appended, "commit message")
+            merge = len(step.parents) > 1
+            low = message.lower()
+            if (appended and not merge) or "session" in low or "agent-logs-url" in low:
+                out += trailer_findings(message, [] if merge else appended, "commit message")
         # identity is judged against the first parent, the branch merged into:
         # a merge that takes another branch's identity must bring its decision
         mainline = {p for p in step.paths if self._differs_from_first(step, p)}
@@ -421,8 +437,8 @@ class Judge:
             out += check_skill_manifests(
                 name
                 for name in _skills(skill_paths)
-                if any(self.blob(step.name, p) for p in skill_paths if p.split("/")[1] == name)
-                and self.blob(step.name, f"skills/{name}/SKILL.md") is None
+                if self.blob(step.name, f"skills/{name}/SKILL.md") is None
+                and self._skill_left(step, name, skill_paths)
             )
         for path in sorted(own):
             parts = path.split("/")

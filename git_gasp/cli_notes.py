@@ -237,13 +237,22 @@ def setup(remote: str | None, repo: str | None, as_json: bool) -> int:
     metavar="N",
     help="Fetch, merge and push again up to N times when the push is rejected.",
 )
+@click.option(
+    "--drop-strays",
+    is_flag=True,
+    help="First remove files in the local notes tree that are not notes (one commit).",
+)
 @REPO
 @JSON
-def sync(remote: str, retries: int, repo: str | None, as_json: bool) -> int:
+def sync(remote: str, retries: int, drop_strays: bool, repo: str | None, as_json: bool) -> int:
     """Fetch REMOTE's notes (default origin), merge them and push the union, never forcing."""
     from git_gasp import notesync
 
-    done = notesync.sync(_repo(repo), remote, retries, say=output.diag)
+    root = _repo(repo)
+    if drop_strays:
+        for name in notesync.drop_strays(root):
+            output.diag(f"dropped {name} from the notes (not a note)")
+    done = notesync.sync(root, remote, retries, say=output.diag)
     if as_json:
         output.data_json({"format": FORMAT, **done._asdict()})
         return OK

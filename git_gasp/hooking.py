@@ -87,8 +87,10 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
     env = os.environ if env is None else env
     start, end = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
     if start and end:
-        since = [] if start in ZERO else [f"^{start}"]  # a new branch: all of it
-        steps = changes.commit_steps(repo, gitrepo.commit_walk(repo, [end, *since, "--"]))
+        tip = _commit_named(repo, end, "PRE_COMMIT_TO_REF")
+        base = None if start in ZERO else _commit_named(repo, start, "PRE_COMMIT_FROM_REF")
+        since = [f"^{base}"] if base else []  # a new branch: all of it
+        steps = changes.commit_steps(repo, gitrepo.commit_walk(repo, [tip, *since, "--"]))
         found = changes.judge(repo, steps)
         report(found, out)
         _done(found, f"{start}..{end} refused")
@@ -102,6 +104,20 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
     found = changes.judge(repo, [step])
     report(found, out)
     _done(found, "commit refused")
+
+
+def _commit_named(repo: str, name: str, what: str) -> str:
+    """The commit ``name`` names (never read as an option); a usage error
+    when it names none, so a bad range never judges nothing and passes."""
+    got = gitrepo.attempt(
+        repo, ["rev-parse", "--verify", "-q", "--end-of-options", f"{name}^{{commit}}"]
+    )
+    oid = got.out.decode().strip()
+    if got.code != 0 or not oid:
+        raise GaspError(
+            f"{what} {name!r} names no commit", "pass commits to --from-ref/--to-ref", USAGE
+        )
+    return oid
 
 
 # -- commit-msg ---------------------------------------------------------------------
@@ -483,32 +499,43 @@ def _lines_not_in(after: bytes, before: bytes) -> bytes:
 
 
 def _notes_findings(repo: str, update: Update) -> list[Judged]:
-    """New notes under refs/notes/agent-sessions hold references and digests only."""
+    """The notes ref names a commit, and every commit it gains holds
+    references and digests only: judged whatever other ref already brought
+    a commit to the server (``new ^old``, not only what is new to it)."""
     if update.new in ZERO:
         return []
-    return note_findings(repo, changes.commit_steps(repo, gitrepo.new_commits(repo, update.new)))
+    (kind,) = gitrepo.object_info(repo, [update.new])
+    if kind is None or kind.type != "commit":
+        what = kind.type if kind is not None else "missing object"
+        message = f"{NOTES_REF} must name a commit, not a {what}"
+        return [Judged("", Finding(NOTES_REF, None, "notes", message, _NOT_A_NOTE))]
+    since = [] if update.old in ZERO else [f"^{update.old}"]
+    walk = gitrepo.commit_walk(repo, [update.new, *since, "--"])
+    return note_findings(repo, changes.commit_steps(repo, walk))
 
 
 def note_findings(repo: str, steps: Sequence[Step], messages: bool = True) -> list[Judged]:
     """What the server refuses in notes commits ``steps``: each note a step
     changes must be named by a commit (and not annotate another kind of
     object this repository has) and carry references and digests only; with
-    ``messages``, each commit's message must hold no content either
-    (:func:`git_gasp.core.notes.check_notes_message`). ``git gasp notes
+    ``messages``, each commit object must hold no content either
+    (:func:`git_gasp.core.notes.check_notes_commit`). ``git gasp notes
     sync`` checks its push with this too."""
     from git_gasp.core.notes import check_note
 
-    specs = [f"{s.name}:{p}" for s in steps for p in sorted(s.paths)]
-    info = gitrepo.object_info(repo, specs)
     out: list[Judged] = []
+    specs: list[str] = []
+    for step in steps:
+        for path in sorted(step.paths):
+            if _NOTE_PATH.fullmatch(path.replace("/", "")):
+                specs.append(f"{step.name}:{path}")
+            else:  # never looked up: a stray's name may hold anything, a newline too
+                out.append(Judged(step.name, stray_finding(path)))
+    info = gitrepo.object_info(repo, specs)
     annotated: list[tuple[str, str]] = []  # (commit, annotated object) of each note
     with gitrepo.BlobReader(repo) as reader:
         for spec, blob in zip(specs, info, strict=True):
             commit, _, path = spec.partition(":")
-            if not _NOTE_PATH.fullmatch(path.replace("/", "")):
-                message = f"{path} is not a note (notes are named by the commit they annotate)"
-                out.append(Judged(commit, Finding(NOTES_REF, None, "notes", message, _NOT_A_NOTE)))
-                continue
             if blob is None or blob.type != "blob":
                 continue
             annotated.append((commit, path.replace("/", "")))
@@ -516,26 +543,42 @@ def note_findings(repo: str, steps: Sequence[Step], messages: bool = True) -> li
                 message = f"note for {path.replace('/', '')[:12]}: {problem.message}"
                 finding = Finding(NOTES_REF, problem.line, "notes", message, _NOTE_HINT)
                 out.append(Judged(commit, finding))
-    kinds = gitrepo.object_info(repo, [oid for _, oid in annotated])
-    for (commit, oid), kind in zip(annotated, kinds, strict=True):
-        if kind is not None and kind.type != "commit":
-            message = f"note for {oid[:12]} annotates a {kind.type}, not a commit"
-            out.append(Judged(commit, Finding(NOTES_REF, None, "notes", message, _NOTE_HINT)))
-    if messages:
-        out += _notes_message_findings(repo, [s.name for s in steps if s.name])
+        kinds = gitrepo.object_info(repo, [oid for _, oid in annotated])
+        for (commit, oid), kind in zip(annotated, kinds, strict=True):
+            if kind is not None and kind.type != "commit":
+                message = f"note for {oid[:12]}: annotates a {kind.type}, not a commit"
+                hint = f"remove it: git notes --ref agent-sessions remove {oid}"
+                out.append(Judged(commit, Finding(NOTES_REF, None, "notes", message, hint)))
+        if messages:
+            out += _notes_commit_findings(repo, reader, [s.name for s in steps if s.name])
     return out
 
 
+STRAY = " is not a note ("
 _NOT_A_NOTE = "push only notes to refs/notes/agent-sessions (git gasp notes sync)"
 _NOTE_HINT = "notes carry session references and sha256 digests only (git gasp notes add)"
 
 
-def _notes_message_findings(repo: str, commits: Sequence[str]) -> list[Judged]:
-    from git_gasp.core.notes import check_notes_message
+def stray_finding(path: str) -> Finding:
+    shown = repr(path)[1:-1] if any(c in path for c in "\n\r\t") else path
+    message = f"{shown}{STRAY}notes are named by the commit they annotate)"
+    hint = "drop what is not a note: git gasp notes sync --drop-strays"
+    return Finding(NOTES_REF, None, "notes", message, hint)
+
+
+def _notes_commit_findings(
+    repo: str, reader: gitrepo.BlobReader, commits: Sequence[str]
+) -> list[Judged]:
+    from git_gasp.core.notes import MAX_MESSAGE_BYTES, check_notes_commit
 
     out = []
-    for commit, message in gitrepo.messages_of(repo, commits).items():
-        for problem in check_notes_message(message):
+    unique = list(dict.fromkeys(commits))
+    for commit, info in zip(unique, gitrepo.object_info(repo, unique), strict=True):
+        if info is not None and info.size > 8 * MAX_MESSAGE_BYTES:  # not even read
+            problems = [f"its commit object is {info.size} bytes: notes carry references"]
+        else:
+            problems = check_notes_commit(reader.read(commit))
+        for problem in problems:
             finding = Finding(
                 NOTES_REF,
                 None,

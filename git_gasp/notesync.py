@@ -8,9 +8,10 @@ merges and pushes without force, retrying when another clone pushed first.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import re
-import shlex
 import time
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
@@ -151,7 +152,14 @@ def _fetch(repo: str, remote: str) -> str | None:
             f"cannot fetch notes from {remote}: {gitrepo.GitError(err).reason()}",
             f"check the remote: git ls-remote {remote}",
         )
-    return gitrepo.resolve(repo, tracking)
+    (tip,) = gitrepo.object_info(repo, [tracking])
+    if tip is not None and tip.type != "commit":  # never merged, never pushed on
+        raise GaspError(
+            f"{remote}'s {NOTES_REF} is a {tip.type}, not a commit",
+            "its administrator can set it back to the last notes commit "
+            "(git update-ref on the server); nothing was merged",
+        )
+    return tip.oid if tip is not None else None
 
 
 def _merging(repo: str) -> bool:
@@ -275,7 +283,7 @@ def _pushable(repo: str, tip: str, fetched: str | None, say: Callable[[str], Non
     if not hooking.note_findings(repo, changes.commit_steps(repo, walk)):
         return tip
     require_identity(repo)
-    message = "gasp: session notes, squashed (their history held notes since removed)"
+    message = "gasp: session notes, squashed (their history held what the server refuses)"
     args = ["commit-tree", f"{tip}^{{tree}}", *(x for c in base for x in ("-p", c)), "-m", message]
     squashed = gitrepo.run(repo, args).decode().strip()
     gitrepo.run(repo, ["update-ref", "-m", message, NOTES_REF, squashed, tip])
@@ -300,9 +308,10 @@ def _refused_notes(
     """The refusal of notes the remote would refuse: how many, the first
     problem, and how to undo the local change to that note (the remote's own
     version restored, or the note removed when the remote has none)."""
+    from git_gasp.hooking import _NOTE_PATH
+
     finding = found[0].finding
-    messages = [j.finding.message for j in found]
-    strays = sorted({m[: m.index(_STRAY)] for m in messages if _STRAY in m})
+    strays = sorted(p for p in paths if not _NOTE_PATH.fullmatch(p.replace("/", "")))
     if strays:
         return _refused_strays(strays)
     named = _NOTE_FOR.match(finding.message)
@@ -327,27 +336,51 @@ def _refused_notes(
     return GaspError(what, f"undo your change to it: {undo}; then sync again", FINDINGS)
 
 
-_STRAY = " is not a note ("
-
-
 def _refused_strays(paths: Sequence[str]) -> GaspError:
-    """The refusal of files in the notes tree that are not notes, all named,
-    with the commands that drop them from the local notes ref."""
-    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
-    quoted = " ".join(shlex.quote(p) for p in paths)
-    drop = (  # a subshell: the temporary index stays out of the user's shell
-        '(export GIT_INDEX_FILE="$(git rev-parse --absolute-git-dir)/gasp-notes.idx"; '
-        f"git read-tree {NOTES_REF} && git rm -q -r --cached -- {quoted} && "
-        f'git update-ref {NOTES_REF} "$(git commit-tree "$(git write-tree)" -p {NOTES_REF} '
-        '-m \'gasp: drop files that are not notes\')"; rm -f "$GIT_INDEX_FILE")'
-    )
+    """The refusal of files in the notes tree that are not notes, all named
+    (escaped), with the command that drops them."""
+    shown = [repr(p)[1:-1] if not p.isprintable() else p for p in paths]
+    listed = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+    n = len(paths)
+    verb = "are not notes" if n != 1 else "is not a note"
     return GaspError(
-        f"{len(paths)} file{'s' * (len(paths) != 1)} in the notes tree "
-        f"{'are not notes' if len(paths) != 1 else 'is not a note'} (notes are named by the commit "
-        f"they annotate): {shown}",
-        f"drop them from the local notes, then sync again: {drop}",
+        f"{n} file{'s' * (n != 1)} in the notes tree {verb}"
+        f" (notes are named by the commit they annotate): {listed}",
+        "drop them from the local notes and sync: git gasp notes sync --drop-strays",
         FINDINGS,
     )
+
+
+def drop_strays(repo: str) -> list[str]:
+    """Remove from the local notes ref every file that is not a note (one
+    commit on top, through a temporary index; names go to git on stdin, so
+    any name works); the names removed."""
+    from git_gasp.hooking import _NOTE_PATH
+
+    if gitrepo.resolve(repo, NOTES_REF) is None:
+        return []
+    names = [n for n, _ in gitrepo.tree_files(repo, NOTES_REF, [])]
+    strays = [n for n in names if not _NOTE_PATH.fullmatch(n.replace("/", ""))]
+    if not strays:
+        return []
+    require_identity(repo)
+    index = os.path.join(gitrepo.repo_info(repo).git_dir, "gasp-notes-strays.idx")
+    env = {"GIT_INDEX_FILE": index}
+    try:
+        gitrepo.run(repo, ["read-tree", NOTES_REF], env=env)
+        payload = b"".join(n.encode("utf-8", "surrogateescape") + b"\0" for n in strays)
+        gitrepo.run(
+            repo, ["update-index", "-z", "--force-remove", "--stdin"], stdin=payload, env=env
+        )
+        tree = gitrepo.run(repo, ["write-tree"], env=env).decode().strip()
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(index)
+    tip = gitrepo.resolve(repo, NOTES_REF) or ""
+    message = f"gasp: drop {len(strays)} file{'s' * (len(strays) != 1)} that are not notes"
+    new = gitrepo.run(repo, ["commit-tree", tree, "-p", tip, "-m", message]).decode().strip()
+    gitrepo.run(repo, ["update-ref", "-m", message, NOTES_REF, new, tip])
+    return strays
 
 
 def _reason(text: str) -> str:

@@ -286,3 +286,5 @@ def test_an_agent_in_a_subdirectory_is_named() -> None:
     assert "agents/bot/, x/y/ looks like an agent in a subdirectory" in warning
     assert "git gasp check agents/bot" in warning
     assert nested_warning(["AGENT.md", "state/events.jsonl", "notes/AGENT.md.bak"]) is None
+    odd = nested_warning(["sub agent/AGENT.md", "x\ny/AGENT.md"])
+    assert odd is not None and "\n" not in odd and "git gasp check 'sub agent'" in odd

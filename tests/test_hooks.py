@@ -497,6 +497,69 @@ def test_an_agent_in_a_subdirectory_gets_a_warning(
     assert "agents/bot/ looks like an agent in a subdirectory" in done.stderr
 
 
+def test_deleting_a_skills_manifest_but_not_its_files_is_refused(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    skill(work, "foo")
+    (work / "skills" / "foo" / "a.py").write_text("x\n")
+    commit(work, "the foo skill")
+    git(work, "rm", "-q", "skills/foo/SKILL.md")
+    commit(work, "drop its SKILL.md")
+    assert "skill foo has files but no SKILL.md" in rejected(
+        work, f"file://{server}", "HEAD:refs/heads/main"
+    )
+    git(work, "rm", "-q", "-r", "skills/foo")  # the whole skill goes: fine
+    commit(work, "drop the skill")
+    done = subprocess.run(
+        [sys.executable, "-m", "git_gasp", "validate", "HEAD~1..HEAD", "-C", str(work)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_credential_in_a_merges_session_trailer_is_refused(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = bare_server(tmp_path, capsys)
+    main_branch = git(work, "branch", "--show-current").strip()
+    git(work, "checkout", "-q", "-b", "side")
+    (work / "s.txt").write_text("s\n")
+    commit(work, "side")
+    git(work, "checkout", "-q", main_branch)
+    (work / "m.txt").write_text("m\n")
+    commit(work, "main")
+    message = "merge\n\nAgent-Session: claude:AKIAABCDEFGHIJKLMNOP"
+    git(work, "merge", "-q", "--no-verify", "--no-ff", "side", "-m", message)
+    assert "Agent-Session looks like it holds" in rejected(
+        work, f"file://{server}", f"HEAD:refs/heads/{main_branch}"
+    )
+
+
+def test_a_range_that_names_no_commit_is_an_error(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PRE_COMMIT_TO_REF is never read as an option, and a range of no
+    commits is an error, not a pass."""
+    import io
+
+    from git_gasp import hooking
+    from git_gasp.errors import GaspError
+
+    out = tmp_path / "written"
+    for start, end in (
+        (f"--output={out}", "HEAD"),
+        ("HEAD~1", f"--output={out}"),
+        ("HEAD", "HEAD:AGENT.md"),
+    ):
+        env = {"PRE_COMMIT_FROM_REF": start, "PRE_COMMIT_TO_REF": end}
+        with pytest.raises(GaspError, match="names no commit") as caught:
+            hooking.pre_commit(str(work), io.StringIO(), env)
+        assert caught.value.exit_code == 2
+    assert not out.exists()
+
+
 def test_a_skill_renamed_is_one_skill_change(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1074,10 +1074,22 @@ def notes_commit(repo: Path, message: str, *extra_parent_of: str) -> str:
 def test_notes_messages_are_judged_and_sync_squashes_them_away(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert notefmt.check_notes_message("Notes added by 'git notes add'\n") == []
-    assert "holds a GitHub token" in notefmt.check_notes_message(f"x\n\nkey {TOKEN}\n")[0]
-    assert "line 3" in notefmt.check_notes_message(f"x\n\nkey {TOKEN}\n")[0]
-    assert "16385 bytes" in notefmt.check_notes_message("x" * 16385)[0]
+    head = "tree " + "a" * 40 + "\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\n"
+
+    def judged(message: str, header: str = head) -> list[str]:
+        return notefmt.check_notes_commit((header + message).encode())
+
+    assert judged("Notes added by 'git notes add'\n") == []
+    assert "holds a GitHub token" in judged(f"x\n\nkey {TOKEN}\n")[0]
+    assert "line 7 of its commit object" in judged(f"x\n\nkey {TOKEN}\n")[0]
+    assert "16385 bytes" in judged("x" * 16385)[0]
+    # git notes merge lists each conflict: that list is not content
+    conflicts = "".join(f"\t{i:040x}\n" for i in range(1000))
+    assert judged(f"notes: Merged notes\n\nConflicts:\n{conflicts}") == []
+    # content outside the message: an ident, an extra header, a NUL
+    assert "GitHub token" in judged("ok\n", head.replace("author A", f"author {TOKEN}"))[0]
+    assert "header `x-payload`" in judged("ok\n", head.replace("\n\n", "\nx-payload AAAA\n\n"))[0]
+    assert "NUL byte" in judged("ok\0" + "A" * 100)[0]
     server = hooked_server(tmp_path, capsys)
     _, a, _ = clones(tmp_path, server)
     add(a, "HEAD", "claude:s1")
@@ -1087,7 +1099,7 @@ def test_notes_messages_are_judged_and_sync_squashes_them_away(
     notes_commit(a, f"notes\n\nuser: my key is {TOKEN}\n")
     done = push(a, "origin", REF)
     assert done.returncode != 0 and "pre-receive hook declined" in done.stderr
-    assert "message line 3 looks like it holds a GitHub token" in done.stderr
+    assert "of its commit object looks like it holds a GitHub token" in done.stderr
     notes_commit(a, "transcript\n" * 2000)  # content, if no credential
     done = push(a, "origin", REF)
     assert done.returncode != 0 and "its message is 22000 bytes" in done.stderr
@@ -1136,7 +1148,7 @@ def test_a_note_on_something_other_than_a_commit_is_refused(
     git(a, "notes", "--ref", REF, "add", "-m", record, blob)
     done = push(a, "origin", REF)
     assert done.returncode != 0
-    assert f"note for {blob[:12]} annotates a " in done.stderr
+    assert f"note for {blob[:12]}: annotates a " in done.stderr
     assert "not a commit" in done.stderr
 
 
@@ -1179,14 +1191,15 @@ def test_setup_keeps_a_rewrite_mode_of_your_own(
     assert records_of(repo) == {NoteRecord("claude:s1", "session")}
 
 
-def test_sync_names_every_stray_file_and_its_hint_removes_them(
+def test_sync_names_every_stray_file_and_drops_them_on_request(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, a, _ = clones(tmp_path)
     add(a, "HEAD", "claude:s1")
     env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "idx")}
     subprocess.run(["git", "-C", str(a), "read-tree", REF], env=env, check=True)
-    for name in ("README", "sub dir/x"):
+    names = ("README", "sub dir/x", "new\nline", "-x", "it's")
+    for name in names:
         blob = (
             subprocess.run(
                 ["git", "-C", str(a), "hash-object", "-w", "--stdin"],
@@ -1198,7 +1211,8 @@ def test_sync_names_every_stray_file_and_its_hint_removes_them(
             .strip()
         )
         subprocess.run(
-            ["git", "-C", str(a), "update-index", "--add", "--cacheinfo", f"100644,{blob},{name}"],
+            ["git", "-C", str(a), "update-index", "-z", "--add", "--index-info"],
+            input=f"100644 {blob}\t{name}\0".encode(),
             env=env,
             check=True,
         )
@@ -1209,10 +1223,47 @@ def test_sync_names_every_stray_file_and_its_hint_removes_them(
     git(a, "update-ref", REF, new)
     code, _, err = main(capsys, "notes", "sync", "-C", str(a))
     assert code == 1
-    assert "2 files in the notes tree are not notes" in err and "README, sub dir/x" in err
-    hint = err.split("hint: drop them from the local notes, then sync again: ")[1].strip()
-    subprocess.run(["sh", "-c", hint], cwd=a, check=True)
-    names = [name for name, _ in gitrepo.tree_files(str(a), REF, [])]
-    assert names == [rev(a)]  # only the note is left
-    assert main(capsys, "notes", "sync", "-C", str(a))[0] == 0
+    assert "5 files in the notes tree are not notes" in err and "-x, README, it's" in err
+    assert "hint: drop them from the local notes and sync: git gasp notes sync --drop-strays" in err
+    code, _, err = main(capsys, "notes", "sync", "--drop-strays", "-C", str(a))
+    assert code == 0, err
+    assert err.count("from the notes (not a note)") == 5 and "squashed into one commit" in err
+    names_left = [name for name, _ in gitrepo.tree_files(str(a), REF, [])]
+    assert names_left == [rev(a)]  # only the note is left
     assert records_of(a) == {NoteRecord("claude:s1", "session")}
+
+
+def hash_object(repo: Path, data: bytes) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-w", "--stdin"],
+        input=data,
+        capture_output=True,
+        check=True,
+    )
+    return done.stdout.decode().strip()
+
+
+def test_the_notes_ref_names_a_commit_whatever_brought_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A blob as the notes ref, or a notes commit the server already has
+    under another ref, is judged like any other notes push; a clone never
+    merges a remote notes ref that is not a commit."""
+    server = hooked_server(tmp_path, capsys)
+    _, a, b = clones(tmp_path, server)
+    blob = hash_object(a, b"x\n")
+    done = push(a, "origin", f"{blob}:{REF}")
+    assert done.returncode != 0 and f"{REF} must name a commit, not a blob" in done.stderr
+    add(a, "HEAD", "claude:s1")
+    assert push(a, "origin", REF).returncode == 0
+    parked = notes_commit(a, f"notes\n\nkey {TOKEN}\n")
+    assert push(a, "origin", f"{parked}:refs/heads/parked").returncode == 0
+    done = push(a, "origin", f"{parked}:{REF}")
+    assert done.returncode != 0 and "looks like it holds a GitHub token" in done.stderr
+    # a server without the hook that holds a blob there: sync refuses to merge it
+    plain = tmp_path / "plain.git"
+    git(tmp_path, "init", "-q", "--bare", str(plain))
+    git(plain, "update-ref", REF, hash_object(plain, b"y\n"))
+    git(b, "remote", "add", "plain", str(plain))
+    code, _, err = main(capsys, "notes", "sync", "plain", "-C", str(b))
+    assert code == 2 and f"plain's {REF} is a blob, not a commit" in err

@@ -45,10 +45,10 @@ references and digests only. Every string is non-empty, at most 256 characters, 
 holds no control character, line or paragraph separator, unpaired surrogate or ``://``,
 and nothing :mod:`git_gasp.core.secrets` takes for a credential.
 
-The commits of the notes ref carry no content either: a notes commit's message is at
-most ``MAX_MESSAGE_BYTES`` (16384) bytes and holds no credential
-(:func:`check_notes_message`); git's own messages (``Notes added by 'git notes
-add'``, a merge's list of conflicts) and git-gasp's are short.
+The commits of the notes ref carry no content either (:func:`check_notes_commit`):
+git's own headers only, no NUL byte, no credential anywhere in the object, and a
+message of at most ``MAX_MESSAGE_BYTES`` (16384) bytes besides the conflict list of
+a ``git notes merge``; git's own messages and git-gasp's are short.
 
 Example (two records; a real digest has 64 hex digits)::
 
@@ -328,15 +328,38 @@ def merge_notes(a: bytes, b: bytes) -> bytes:
     return b"".join(line + b"\n" for line in sorted(lines))
 
 
-def check_notes_message(message: str) -> list[str]:
-    """Why a commit of the notes ref may not carry ``message`` (empty when it
-    may): the ref is pushed to every remote, so its history holds no content."""
-    size = len(message.encode("utf-8", "surrogatepass"))
+#: what a notes commit object may hold besides its message: git's own headers
+_HEADERS = frozenset(
+    {"tree", "parent", "author", "committer", "encoding", "gpgsig", "gpgsig-sha256"}
+)
+#: the lines ``git notes merge`` lists its conflicts with (a path per note)
+_CONFLICT_LINE = re.compile(r"\t[0-9a-f/]{40,80}")
+
+
+def check_notes_commit(raw: bytes) -> list[str]:
+    """Why a commit of the notes ref may not be pushed (empty when it may):
+    the ref goes to every remote, history included, so its commits carry no
+    content anywhere in the object: git's headers only, no NUL byte, no
+    credential (in the idents too), and a message of at most
+    ``MAX_MESSAGE_BYTES`` besides the conflict list of a ``git notes merge``."""
+    if b"\0" in raw:
+        return [f"its commit object holds a NUL byte: {_NOT_CONTENT}"]
+    text = raw.decode("utf-8", "replace")
+    head, _, message = text.partition("\n\n")
+    for line in head.split("\n"):
+        key = line.split(" ", 1)[0]
+        if line.startswith(" ") or key in _HEADERS:
+            continue
+        return [f"its commit has a header `{key[:40]}` git does not write: {_NOT_CONTENT}"]
+    kept = [ln for ln in message.split("\n") if not _CONFLICT_LINE.fullmatch(ln)]
+    size = len("\n".join(kept).encode("utf-8", "surrogatepass"))
     if size > MAX_MESSAGE_BYTES:
         return [f"its message is {size} bytes (at most {MAX_MESSAGE_BYTES}): {_NOT_CONTENT}"]
-    for number, line in enumerate(message.split("\n"), 1):
+    if len(head) > MAX_MESSAGE_BYTES:
+        return [f"its headers are {len(head)} bytes (at most {MAX_MESSAGE_BYTES}): {_NOT_CONTENT}"]
+    for number, line in enumerate(text.split("\n"), 1):
         secrets = find_secrets(line)
         if secrets:
             what = f"{secrets[0].label} ({secrets[0].preview})"
-            return [f"its message line {number} looks like it holds {what}"]
+            return [f"line {number} of its commit object looks like it holds {what}"]
     return []
