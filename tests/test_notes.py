@@ -1142,7 +1142,7 @@ def test_a_note_on_something_other_than_a_commit_is_refused(
     server = hooked_server(tmp_path, capsys)
     _, a, _ = clones(tmp_path, server)
     git(a, "push", "-q", "origin", "main")
-    blob = hash_object(a, b"not a commit\n")
+    blob = git(a, "rev-parse", "HEAD^{tree}").strip()  # an object the server has
     record = '{"kind":"session","session":"claude:x","v":1}'
     git(a, "notes", "--ref", REF, "add", "-m", record, blob)
     done = push(a, "origin", REF)
