@@ -251,7 +251,8 @@ def sync(remote: str, retries: int, drop_strays: bool, repo: str | None, as_json
     root = _repo(repo)
     if drop_strays:
         for name in notesync.drop_strays(root):
-            output.diag(f"dropped {name} from the notes (not a note)")
+            shown = name if name.isprintable() else repr(name)[1:-1]
+            output.diag(f"dropped {shown} from the notes (not a note)")
     done = notesync.sync(root, remote, retries, say=output.diag)
     if as_json:
         output.data_json({"format": FORMAT, **done._asdict()})

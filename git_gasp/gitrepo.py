@@ -534,11 +534,14 @@ class Completed(NamedTuple):
     err: bytes
 
 
-def attempt(cwd: str, args: Sequence[str], stdin: bytes | None = None) -> Completed:
+def attempt(
+    cwd: str, args: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] | None = None
+) -> Completed:
     """Run ``git -C cwd args`` and return its status and output, whatever
-    the status (for commands whose failure is an answer: a rejected push)."""
+    the status (for commands whose failure is an answer: a rejected push);
+    ``env``, when given, is the whole environment."""
     try:
-        proc = subprocess.run(["git", "-C", cwd, *args], input=stdin, capture_output=True)
+        proc = subprocess.run(["git", "-C", cwd, *args], input=stdin, capture_output=True, env=env)
     except OSError as exc:
         raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
     return Completed(proc.returncode, proc.stdout, proc.stderr)

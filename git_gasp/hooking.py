@@ -507,7 +507,7 @@ def _notes_findings(repo: str, update: Update) -> list[Judged]:
     (kind,) = gitrepo.object_info(repo, [update.new])
     if kind is None or kind.type != "commit":
         what = kind.type if kind is not None else "missing object"
-        message = f"{NOTES_REF} must name a commit, not a {what}"
+        message = f"the ref must name a commit, not a {what}"
         return [Judged("", Finding(NOTES_REF, None, "notes", message, _NOT_A_NOTE))]
     since = [] if update.old in ZERO else [f"^{update.old}"]
     walk = gitrepo.commit_walk(repo, [update.new, *since, "--"])
@@ -533,10 +533,12 @@ def note_findings(repo: str, steps: Sequence[Step], messages: bool = True) -> li
                 out.append(Judged(step.name, stray_finding(path)))
     info = gitrepo.object_info(repo, specs)
     annotated: list[tuple[str, str]] = []  # (commit, annotated object) of each note
+    unseen: dict[str, list[str]] = {}  # commit -> note paths with no blob there
     with gitrepo.BlobReader(repo) as reader:
         for spec, blob in zip(specs, info, strict=True):
             commit, _, path = spec.partition(":")
             if blob is None or blob.type != "blob":
+                unseen.setdefault(commit, []).append(path)
                 continue
             annotated.append((commit, path.replace("/", "")))
             for problem in check_note(reader.read(blob.oid)):
@@ -550,8 +552,27 @@ def note_findings(repo: str, steps: Sequence[Step], messages: bool = True) -> li
                 hint = f"remove it: git notes --ref agent-sessions remove {oid}"
                 out.append(Judged(commit, Finding(NOTES_REF, None, "notes", message, hint)))
         if messages:
-            out += _notes_commit_findings(repo, reader, [s.name for s in steps if s.name])
+            out += _notes_commit_findings(repo, reader, [s for s in steps if s.name])
+    for commit, paths in unseen.items():
+        out += [Judged(commit, f) for f in _odd_entries(repo, commit, paths)]
     return out
+
+
+def _odd_entries(repo: str, commit: str, paths: Sequence[str]) -> list[Finding]:
+    """Note paths a commit holds as something other than a file (a gitlink,
+    a tree, a link): git reads no note there, and a merge of them breaks
+    every clone's sync. A path the commit removed is no finding."""
+    if not commit:
+        return []
+    out = gitrepo.run(repo, ["ls-tree", "-z", commit, "--", *paths])
+    found = []
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = item.partition("\t")
+        mode = meta.split(" ", 1)[0]
+        if path and mode not in ("100644", "100755"):
+            message = f"{path} is a {mode} entry, not a note file"
+            found.append(Finding(NOTES_REF, None, "notes", message, _NOT_A_NOTE))
+    return found
 
 
 STRAY = " is not a note ("
@@ -567,17 +588,19 @@ def stray_finding(path: str) -> Finding:
 
 
 def _notes_commit_findings(
-    repo: str, reader: gitrepo.BlobReader, commits: Sequence[str]
+    repo: str, reader: gitrepo.BlobReader, steps: Sequence[Step]
 ) -> list[Judged]:
     from git_gasp.core.notes import MAX_MESSAGE_BYTES, check_notes_commit
 
     out = []
-    unique = list(dict.fromkeys(commits))
+    by_commit = {s.name: s for s in steps}
+    unique = list(by_commit)
     for commit, info in zip(unique, gitrepo.object_info(repo, unique), strict=True):
         if info is not None and info.size > 8 * MAX_MESSAGE_BYTES:  # not even read
             problems = [f"its commit object is {info.size} bytes: notes carry references"]
         else:
-            problems = check_notes_commit(reader.read(commit))
+            changed = frozenset(p.replace("/", "") for p in by_commit[commit].paths)
+            problems = check_notes_commit(reader.read(commit), changed)
         for problem in problems:
             finding = Finding(
                 NOTES_REF,

@@ -150,7 +150,7 @@ class Committed(NamedTuple):
 def actor_kind(root: str) -> str | None:
     """Who the caller says it is: ``$GASP_ACTOR_KIND``, else ``git config gasp.actorKind``."""
     kind = os.environ.get(ACTOR_KIND_ENV)
-    if kind is None:
+    if kind is None or not kind.strip():  # set but blank: not a declaration
         try:
             kind = gitrepo.run(root, ["config", "--get", ACTOR_KIND_CONFIG]).decode().strip()
         except gitrepo.GitError:
@@ -207,6 +207,16 @@ def commit_identity(
             f"identity/ has unstaged or untracked changes ({unstaged[0]}); "
             "the hash must cover exactly what is committed",
             "stage them (git add identity/) or discard them",
+            USAGE,
+        )
+    if gitrepo.head(root) is not None and gitrepo.run(
+        root, ["diff", "--name-only", "HEAD", "--", MANIFEST]
+    ):
+        # the commit changes only identity_hash in it: edits of its own would ride along
+        raise GaspError(
+            f"{MANIFEST} has changes of its own (staged or not)",
+            f"commit or stash them first (git stash push -- {MANIFEST}); identity commit "
+            "changes only its identity_hash value",
             USAGE,
         )
     gitrepo.run(root, ["var", "GIT_COMMITTER_IDENT"])  # fail before writing anything

@@ -88,7 +88,7 @@ def setup(repo: str, remote: str | None = None) -> list[Setting]:
 
 Outcome = Literal["ok", "retry", "declined", "failed"]
 # a server's refusals that another try cannot change
-_REFUSED = ("hook declined", "hidden ref", "prohibited", "not allowed", "denied")
+_REFUSED = ("hook declined", "hidden ref", "prohibited", "not allowed", "denied", "unpacker error")
 _RETRY = (
     "[rejected]",
     "[remote rejected]",
@@ -357,10 +357,22 @@ def drop_strays(repo: str) -> list[str]:
     any name works); the names removed."""
     from git_gasp.hooking import _NOTE_PATH
 
+    if _merging(repo):  # the merge would no longer find the ref it started from
+        raise GaspError(
+            f"a notes merge into {NOTES_REF} is in progress",
+            "finish it first: git notes --ref agent-sessions merge --commit (or --abort)",
+        )
     if gitrepo.resolve(repo, NOTES_REF) is None:
         return []
-    names = [n for n, _ in gitrepo.tree_files(repo, NOTES_REF, [])]
-    strays = [n for n in names if not _NOTE_PATH.fullmatch(n.replace("/", ""))]
+    out = gitrepo.run(repo, ["ls-tree", "-r", "-z", NOTES_REF])
+    strays = []
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, name = item.partition("\t")
+        if not name:
+            continue
+        regular = meta.split(" ", 1)[0] in ("100644", "100755")
+        if not regular or not _NOTE_PATH.fullmatch(name.replace("/", "")):
+            strays.append(name)  # a gitlink at a note's path is no note either
     if not strays:
         return []
     require_identity(repo)
@@ -377,7 +389,9 @@ def drop_strays(repo: str) -> list[str]:
         with contextlib.suppress(OSError):
             os.unlink(index)
     tip = gitrepo.resolve(repo, NOTES_REF) or ""
-    message = f"gasp: drop {len(strays)} file{'s' * (len(strays) != 1)} that are not notes"
+    n = len(strays)
+    what = "files that are not notes" if n != 1 else "file that is not a note"
+    message = f"gasp: drop {n} {what}"
     new = gitrepo.run(repo, ["commit-tree", tree, "-p", tip, "-m", message]).decode().strip()
     gitrepo.run(repo, ["update-ref", "-m", message, NOTES_REF, new, tip])
     return strays

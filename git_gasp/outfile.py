@@ -104,39 +104,49 @@ def _own_name(path: str, real: str, top: str, whose: str) -> None:
 def _in_repository(path: str, real: str, parent: str) -> None:
     """Refuse a target in a git directory, tracked, or one of an agent's
     names at the top of the repository that holds it."""
-    args = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
-    done = gitrepo.attempt(parent, args)
-    if done.code != 0:
-        error = done.err.decode("utf-8", "replace").strip()
-        if "not a git repository" in error:
-            return  # nothing of git's to protect here
-        last = error.splitlines()[-1] if error else f"git exited {done.code}"
-        raise GaspError(
-            f"{path}: cannot tell whether git keeps this file: {last}",
-            "write it outside the repository",
-            USAGE,
-        )
-    lines = done.out.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) < 3:
-        raise refused(path, "in a repository git describes oddly")
-    top = os.path.realpath(lines[0])
-    for git_dir in (lines[1], os.path.join(parent, lines[2])):
-        if inside(os.path.realpath(git_dir), real):
-            raise refused(path, "inside a git directory")
-    _own_name(path, real, top, "an agent's own")
-    if not os.path.lexists(real) or not inside(top, real):
-        return
-    rel = os.path.relpath(real, top).replace(os.sep, "/")
-    listed = gitrepo.attempt(top, ["ls-files", "-z", "--", f":(literal,icase){rel}"])
-    if listed.code != 0:
-        raise GaspError(
-            f"{path}: cannot tell whether git tracks it: "
-            f"{listed.err.decode('utf-8', 'replace').strip()}",
-            "write it outside the repository",
-            USAGE,
-        )
-    if listed.out.strip(b"\0"):
-        raise refused(path, f"a file git tracks ({rel})")
+    # git finds the repository from the path alone: GIT_DIR and the like
+    # (set under `git --git-dir=... gasp`, in hooks) would name another one
+    env = gitrepo.scrubbed_env()
+    directory = parent
+    while True:  # the repository holding the target, then each enclosing one
+        args = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
+        done = gitrepo.attempt(directory, args, env=env)
+        if done.code != 0:
+            error = done.err.decode("utf-8", "replace").strip()
+            if "not a git repository" in error:
+                return  # nothing (more) of git's to protect here
+            fatal = [ln for ln in error.splitlines() if ln.startswith("fatal:")]
+            why = (fatal or error.splitlines() or [f"git exited {done.code}"])[0]
+            raise GaspError(
+                f"{path}: cannot tell whether git keeps this file: {why}",
+                "write it outside the repository",
+                USAGE,
+            )
+        lines = done.out.decode("utf-8", "surrogateescape").splitlines()
+        if len(lines) < 3:
+            raise refused(path, "in a repository git describes oddly")
+        top = os.path.realpath(lines[0])
+        for git_dir in (lines[1], os.path.join(directory, lines[2])):
+            if inside(os.path.realpath(git_dir), real):
+                raise refused(path, "inside a git directory")
+        _own_name(path, real, top, "an agent's own")
+        if os.path.lexists(real) and inside(top, real):
+            rel = os.path.relpath(real, top).replace(os.sep, "/")
+            args = ["ls-files", "-z", "--", f":(literal,icase){rel}"]
+            listed = gitrepo.attempt(top, args, env=env)
+            if listed.code != 0:
+                raise GaspError(
+                    f"{path}: cannot tell whether git tracks it: "
+                    f"{listed.err.decode('utf-8', 'replace').strip()}",
+                    "write it outside the repository",
+                    USAGE,
+                )
+            if listed.out.strip(b"\0"):
+                raise refused(path, f"a file git tracks ({rel})")
+        outer = os.path.dirname(top)
+        if outer == top:
+            return
+        directory = outer
 
 
 def write(path: str, data: bytes, root: str | None) -> None:

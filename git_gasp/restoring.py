@@ -338,7 +338,13 @@ def fold_log(
         with open(path, "rb") as fh:
             log = fh.read()
     except FileNotFoundError:
-        log = b""
+        # fail closed: an agent without its log is no agent restored empty
+        raise GaspError(
+            f"{log_rel}: no event log (the log is the agent's state)",
+            "an agent repository keeps it (git gasp init creates it); "
+            "check the URL, or the log's path in AGENT.md's Locations table",
+            FINDINGS,
+        ) from None
     except OSError as exc:
         raise GaspError(f"{log_rel}: cannot read: {os_error(exc)}", None, USAGE) from None
     if at is None and not verify_snapshot:

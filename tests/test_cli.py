@@ -370,6 +370,26 @@ def test_output_files_never_replace_the_repositorys_own(
     for target in (big / ".git" / "config", big / "notes.txt", big / "agent.md", big / "STATE"):
         code, _, err = run(capsys, "fold", str(agent), "--graph-out", str(target))
         assert code == 2 and "not overwritten" in err, (target, err)
+    # GIT_DIR names another repository: the target is judged where it lies
+    other = tmp_path / "other"
+    shutil.copytree(fixture_repo, other, symlinks=True)
+    env = {**os.environ, "GIT_DIR": str(fixture_repo / ".git")}
+    for target in (other / "notes.txt", other / ".git" / "config", other / "state" / "x.md"):
+        done = subprocess.run(
+            [sys.executable, "-m", "git_gasp", "fold", repo, "--graph-out", str(target)],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert done.returncode == 2 and "not overwritten" in done.stderr, (target, done.stderr)
+    # a file an enclosing repository tracks, inside a nested one
+    nested = big / "lib"
+    nested.mkdir()
+    (nested / "config.txt").write_text("outer's\n")
+    git(big, "add", "lib/config.txt")
+    git(nested, "init", "-q")
+    code, _, err = run(capsys, "fold", repo, "--graph-out", str(nested / "config.txt"))
+    assert code == 2 and "a file git tracks (lib/config.txt)" in err
     # the command's own descriptors are written to, as the shell opened them (>> appends)
     appended = tmp_path / "app.log"
     appended.write_text("PRIOR\n")

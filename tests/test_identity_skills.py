@@ -218,7 +218,18 @@ def test_identity_commit_refusals(
     git(agent_repo, "config", "gasp.actorKind", "agent")
     code, _, err = run(capsys, *args, *ok)
     assert code == 1 and "human-gated" in err
+    monkeypatch.setenv("GASP_ACTOR_KIND", " ")  # blank: no declaration, the config holds
+    code, _, err = run(capsys, *args, *ok)
+    assert code == 1 and "human-gated" in err
+    monkeypatch.delenv("GASP_ACTOR_KIND")
     git(agent_repo, "config", "--unset", "gasp.actorKind")
+    # AGENT.md edits of its own would ride along in the approved commit
+    manifest = agent_repo / "AGENT.md"
+    before = manifest.read_bytes()
+    manifest.write_bytes(before + b"\nprose edit\n")
+    code, _, err = run(capsys, *args, *ok)
+    assert code == 2 and "AGENT.md has changes of its own" in err
+    manifest.write_bytes(before)
     # an untracked file under identity/ would be hashed but not committed
     (agent_repo / "identity" / "extra.md").write_text("x")
     code, _, err = run(capsys, *args, *ok)

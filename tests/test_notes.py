@@ -138,6 +138,7 @@ def test_rewrite_pairs() -> None:
         (" ! [remote rejected] refs/notes/agent-sessions (failed to update ref)", "retry"),
         (" ! [remote rejected] refs/notes/agent-sessions (pre-receive hook declined)",
          "declined"),
+        (" ! [remote rejected] refs/notes/agent-sessions (unpacker error)", "declined"),
         ("fatal: unable to access 'https://example.invalid/': Could not resolve host", "failed"),
     ],
 )  # fmt: skip
@@ -1083,9 +1084,17 @@ def test_notes_messages_are_judged_and_sync_squashes_them_away(
     assert "holds a GitHub token" in judged(f"x\n\nkey {TOKEN}\n")[0]
     assert "line 7 of its commit object" in judged(f"x\n\nkey {TOKEN}\n")[0]
     assert "16385 bytes" in judged("x" * 16385)[0]
-    # git notes merge lists each conflict: that list is not content
-    conflicts = "".join(f"\t{i:040x}\n" for i in range(1000))
-    assert judged(f"notes: Merged notes\n\nConflicts:\n{conflicts}") == []
+    # git notes merge lists each conflict: in a merge, lines naming notes it
+    # changed are not content; anywhere else, or naming other notes, they are
+    names = [f"{i:040x}" for i in range(1000)]
+    conflicts = "".join(f"\t{n}\n" for n in names)
+    merge = head.replace("\nauthor", "\nparent " + "b" * 40 + "\nparent " + "c" * 40 + "\nauthor")
+    merged = f"notes: Merged notes\n\nConflicts:\n{conflicts}"
+    changed = frozenset(names)
+    assert notefmt.check_notes_commit((merge + merged).encode(), changed) == []
+    assert "bytes (at most 16384)" in notefmt.check_notes_commit((merge + merged).encode())[0]
+    not_a_merge = notefmt.check_notes_commit((head + merged).encode(), changed)
+    assert "bytes (at most 16384)" in not_a_merge[0]
     # content outside the message: an ident, an extra header, a NUL
     assert "GitHub token" in judged("ok\n", head.replace("author A", f"author {TOKEN}"))[0]
     assert "header `x-payload`" in judged("ok\n", head.replace("\n\n", "\nx-payload AAAA\n\n"))[0]
@@ -1252,7 +1261,7 @@ def test_the_notes_ref_names_a_commit_whatever_brought_it(
     _, a, b = clones(tmp_path, server)
     blob = hash_object(a, b"x\n")
     done = push(a, "origin", f"{blob}:{REF}")
-    assert done.returncode != 0 and f"{REF} must name a commit, not a blob" in done.stderr
+    assert done.returncode != 0 and "the ref must name a commit, not a blob" in done.stderr
     add(a, "HEAD", "claude:s1")
     assert push(a, "origin", REF).returncode == 0
     parked = notes_commit(a, f"notes\n\nkey {TOKEN}\n")
@@ -1266,3 +1275,37 @@ def test_the_notes_ref_names_a_commit_whatever_brought_it(
     git(b, "remote", "add", "plain", str(plain))
     code, _, err = main(capsys, "notes", "sync", "plain", "-C", str(b))
     assert code == 2 and f"plain's {REF} is a blob, not a commit" in err
+
+
+def test_a_gitlink_at_a_notes_path_is_refused_and_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = hooked_server(tmp_path, capsys)
+    _, a, _ = clones(tmp_path, server)
+    add(a, "HEAD", "claude:s1")
+    noted = rev(a)
+    tip = rev(a, REF)
+    entries = git(a, "ls-tree", "-z", tip).rstrip("\0").split("\0")
+    odd = "160000 commit " + "ab" * 20 + "\t" + "cd" * 20
+    tree = (
+        subprocess.run(
+            ["git", "-C", str(a), "mktree", "-z"],
+            input=("\0".join([*entries, odd]) + "\0").encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    git(a, "update-ref", REF, git(a, "commit-tree", tree, "-p", tip, "-m", "odd").strip())
+    done = push(a, "origin", REF)
+    assert done.returncode != 0 and "is a 160000 entry, not a note file" in done.stderr
+    # a notes merge in progress keeps --drop-strays from moving the ref
+    (a / ".git" / "NOTES_MERGE_PARTIAL").write_text(tip + "\n")
+    code, _, err = main(capsys, "notes", "sync", "--drop-strays", "-C", str(a))
+    assert code == 2 and "a notes merge into" in err
+    (a / ".git" / "NOTES_MERGE_PARTIAL").unlink()
+    code, _, err = main(capsys, "notes", "sync", "--drop-strays", "-C", str(a))
+    assert code == 0, err
+    assert [n for n, _ in gitrepo.tree_files(str(a), REF, [])] == [noted]
+    assert git(a, "ls-tree", "-r", REF).count("\n") == 1

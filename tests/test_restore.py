@@ -427,6 +427,22 @@ def test_locations_table() -> None:
     )
 
 
+def test_locations_as_a_real_manifest_writes_them() -> None:
+    """yoyo-gasp's AGENT.md: code spans name the paths, with notes around
+    them; `memory synthesis` is the active memory."""
+    text = (
+        "| GASP role | path | notes |\n|---|---|---|\n"
+        "| event log | `state/events.jsonl` | source of truth, append-only |\n"
+        "| facts | `memory/facts.jsonl` (+ `memory/social_facts.jsonl`) | append-only |\n"
+        "| memory synthesis | `memory/active_memory.md` (+ `memory/social.md`) | projection |\n"
+        "| dreams | `DREAM.md`, `dreams/` | not a GASP location |\n"
+    )
+    locations, warnings = parse_locations(text)
+    assert locations["facts"] == ("memory/facts.jsonl", "memory/social_facts.jsonl")
+    assert locations["memory"] == ("memory/active_memory.md", "memory/social.md")
+    assert locations["log"] == ("state/events.jsonl",) and warnings == []
+
+
 def test_identity_files_the_hash_does_not_cover_are_put_apart(
     source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -490,6 +506,12 @@ def test_a_verified_snapshot_seeds_the_restore(
     assert code == 0
     folded = json.loads(out)
     assert (folded["nodes"], folded["version"]) == (len(full.nodes), full.version)
+    # the seeded graph itself equals the full fold, node for node
+    from git_gasp.core.graph import graphs_equal
+    from git_gasp.restoring import fold_log
+
+    info, seeded = fold_log(str(dest), "state/events.jsonl", None)
+    assert info.seeded_from is not None and graphs_equal(seeded.graph(), full)
     assert [r["id"] for r in report["open_runs"]] == ["run_open"]
     assert "git gasp run close" in report["open_runs"][0]["close_with"]
     last = report["last_run"]

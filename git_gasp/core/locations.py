@@ -3,6 +3,8 @@ identity, skills, facts, active memory and journal (defaults otherwise)."""
 
 from __future__ import annotations
 
+import re
+
 #: Location names a Locations table may set, with their defaults.
 DEFAULT_LOCATIONS: dict[str, tuple[str, ...]] = {
     "log": ("state/events.jsonl",),
@@ -22,12 +24,24 @@ _ALIASES = {
     "memory facts": "facts",
     "memory": "memory",
     "active memory": "memory",
+    "memory synthesis": "memory",
     "journal": "journal",
 }
 
 
 def _cell(text: str) -> str:
     return text.strip().strip("*_`").strip()
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _paths_of(cell: str) -> list[str]:
+    """The paths a cell names: every code span when it has any (a real
+    manifest writes a facts cell as two code spans, the second in
+    parentheses after a plus sign), else its comma-separated parts."""
+    spans = _CODE.findall(cell)
+    return spans if spans else cell.split(",")
 
 
 #: Paths one location may name; the rest are ignored with a warning.
@@ -54,7 +68,8 @@ def _normal(path: str) -> tuple[str | None, str]:
 def parse_locations(text: str) -> tuple[dict[str, tuple[str, ...]], list[str]]:
     """Locations from ``AGENT.md``'s markdown table rows (outside fenced
     blocks) whose first cell names a location (log, identity, skills, facts,
-    memory, journal; case-insensitive) and whose second cell lists paths
+    memory, journal; case-insensitive) and whose second cell lists paths:
+    each code span (`` `a` (+ `b`) ``), or, without code spans, the parts
     separated by commas. Each path is taken in its one spelling; absolute
     paths, paths with ``..``, the top of the repository and paths in ``.git``
     are ignored with a warning, as are paths past :data:`MAX_PATHS` for one
@@ -75,7 +90,7 @@ def parse_locations(text: str) -> tuple[dict[str, tuple[str, ...]], list[str]]:
         key = _ALIASES.get(_cell(cells[0]).lower())
         if key is None:
             continue
-        for raw in cells[1].split(","):
+        for raw in _paths_of(cells[1]):
             path = _cell(raw).rstrip("/")
             if not path:
                 continue

@@ -336,27 +336,42 @@ _HEADERS = frozenset(
 _CONFLICT_LINE = re.compile(r"\t[0-9a-f/]{40,80}")
 
 
-def check_notes_commit(raw: bytes) -> list[str]:
+def check_notes_commit(raw: bytes, changed: frozenset[str] = frozenset()) -> list[str]:
     """Why a commit of the notes ref may not be pushed (empty when it may):
     the ref goes to every remote, history included, so its commits carry no
-    content anywhere in the object: git's headers only, no NUL byte, no
+    content anywhere in the object: git's headers only (at most
+    ``MAX_MESSAGE_BYTES`` of them, a signature included), no NUL byte, no
     credential (in the idents too), and a message of at most
-    ``MAX_MESSAGE_BYTES`` besides the conflict list of a ``git notes merge``."""
+    ``MAX_MESSAGE_BYTES``, not counting, in a merge, the conflict list
+    ``git notes merge`` writes: lines after ``Conflicts:`` that each name a
+    note the merge changed (``changed``: the notes, by commit id)."""
     if b"\0" in raw:
         return [f"its commit object holds a NUL byte: {_NOT_CONTENT}"]
     text = raw.decode("utf-8", "replace")
     head, _, message = text.partition("\n\n")
+    parents = 0
     for line in head.split("\n"):
         key = line.split(" ", 1)[0]
+        parents += key == "parent"
         if line.startswith(" ") or key in _HEADERS:
             continue
         return [f"its commit has a header `{key[:40]}` git does not write: {_NOT_CONTENT}"]
-    kept = [ln for ln in message.split("\n") if not _CONFLICT_LINE.fullmatch(ln)]
+    if len(head) > MAX_MESSAGE_BYTES:
+        return [f"its headers are {len(head)} bytes (at most {MAX_MESSAGE_BYTES}): {_NOT_CONTENT}"]
+    lines = message.split("\n")
+    if parents > 1 and "Conflicts:" in lines:
+        at = lines.index("Conflicts:")
+        listed = {
+            ln
+            for ln in lines[at + 1 :]
+            if _CONFLICT_LINE.fullmatch(ln) and ln[1:].replace("/", "") in changed
+        }
+        kept = lines[: at + 1] + [ln for ln in lines[at + 1 :] if ln not in listed]
+    else:
+        kept = lines
     size = len("\n".join(kept).encode("utf-8", "surrogatepass"))
     if size > MAX_MESSAGE_BYTES:
         return [f"its message is {size} bytes (at most {MAX_MESSAGE_BYTES}): {_NOT_CONTENT}"]
-    if len(head) > MAX_MESSAGE_BYTES:
-        return [f"its headers are {len(head)} bytes (at most {MAX_MESSAGE_BYTES}): {_NOT_CONTENT}"]
     for number, line in enumerate(text.split("\n"), 1):
         secrets = find_secrets(line)
         if secrets:

@@ -96,7 +96,11 @@ def parse_manifest(data: bytes) -> Manifest:
         first = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise ManifestError(f"AGENT.md manifest block is not valid YAML: {first}") from None
     if not isinstance(value, dict):
-        raise ManifestError("AGENT.md manifest block is not a YAML mapping")
+        # the reference reads the first fenced block, whatever its language
+        raise ManifestError(
+            "AGENT.md manifest block is not a YAML mapping (the first fenced block of "
+            "AGENT.md is the manifest; check 6 reads only it)"
+        )
     if "spec_version" not in value:
         raise ManifestError("AGENT.md declares no spec_version")
     spec = value["spec_version"]
