@@ -76,6 +76,44 @@ class Restored(NamedTuple):
     root: str  # the agent repository described
 
 
+#: Each identity file at most (when gasp.maxFileBytes is unset): the hash
+#: reads them whole, and a persona is text.
+MAX_IDENTITY_FILE_BYTES = 16 * 1024 * 1024
+
+#: ``git config gasp.maxFileBytes``: one cap, in bytes (``k``/``m``/``g``
+#: suffixes), for every file restore and the read side take from a
+#: repository as text (AGENT.md, .agent/config.toml, each SKILL.md, each
+#: identity file, active memory); unset, each keeps its own default.
+CAP_KEY = "gasp.maxFileBytes"
+
+
+def file_cap(root: str) -> int | None:
+    """The configured cap (the user's git configuration, as the clone sees
+    it), or None; a value that is not a positive size is an error."""
+    try:
+        value = gitrepo.config_value(root, CAP_KEY, "int")
+    except gitrepo.GitError as exc:
+        raise GaspError(
+            exc.message, f"set a size: git config --global {CAP_KEY} 8m", USAGE
+        ) from None
+    if value is None:
+        return None
+    cap = int(value)
+    if cap <= 0:
+        raise GaspError(
+            f"{CAP_KEY} is {cap}: not a size", f"git config --global {CAP_KEY} 8m", USAGE
+        )
+    return cap
+
+
+def _over(rel: str, cap: int) -> GaspError:
+    return GaspError(
+        f"{rel} is over the {cap:,}-byte cap (refused)",
+        f"raise it if you trust the repository: git config --global {CAP_KEY} <bytes>",
+        USAGE,
+    )
+
+
 def _read_capped(root: str, rel: str, cap: int, required: bool) -> bytes | None:
     path = os.path.join(root, *rel.split("/"))
     if not os.path.lexists(path):
@@ -94,21 +132,21 @@ def _read_capped(root: str, rel: str, cap: int, required: bool) -> bytes | None:
     except OSError as exc:
         raise GaspError(f"{rel}: cannot read: {os_error(exc)}", None, USAGE) from None
     if len(data) > cap:
-        raise GaspError(f"{rel} is over the {cap // 1024} KiB cap (refused)", None, USAGE)
+        raise _over(rel, cap)
     return data
 
 
-def read_manifest(root: str) -> tuple[Manifest, bytes]:
-    data = _read_capped(root, MANIFEST, MAX_MANIFEST_BYTES, True)
+def read_manifest(root: str, cap: int | None = None) -> tuple[Manifest, bytes]:
+    data = _read_capped(root, MANIFEST, cap or MAX_MANIFEST_BYTES, True)
     assert data is not None
     try:
-        return parse_manifest(data), data
+        return parse_manifest(data, cap), data
     except ManifestError as exc:
         raise GaspError(str(exc), "restore reads GASP spec version 1 manifests", USAGE) from None
 
 
-def read_config(root: str) -> dict[str, Any]:
-    data = _read_capped(root, CONFIG, MAX_CONFIG_BYTES, False)
+def read_config(root: str, cap: int | None = None) -> dict[str, Any]:
+    data = _read_capped(root, CONFIG, cap or MAX_CONFIG_BYTES, False)
     if data is None:
         return {}
     try:
@@ -142,9 +180,22 @@ def rebind_executor(root: str, values: dict[str, str]) -> list[str]:
 # -- identity -------------------------------------------------------------------
 
 
-def verify_identity(root: str, manifest: bytes) -> tuple[bool, str | None, tuple[str, ...]]:
-    """Check 6's verification (fail-closed): (verified, computed hash, failures or notes)."""
+def verify_identity(
+    root: str, manifest: bytes, cap: int | None = None
+) -> tuple[bool, str | None, tuple[str, ...]]:
+    """Check 6's verification (fail-closed): (verified, computed hash, failures
+    or notes); with ``cap``, an identity file over it is refused unread."""
     from git_gasp.identity import compute
+    from git_gasp.worktree import identity_files
+
+    limit = MAX_IDENTITY_FILE_BYTES if cap is None else cap
+    try:
+        sizes = identity_files(root, sizes_only=True)
+    except OSError:
+        sizes = []  # compute() below says what is wrong
+    for rel, size in sizes:
+        if int(size) > limit:
+            raise _over(rel, limit)
 
     present = os.path.isdir(os.path.join(root, "identity")) or os.path.isfile(
         os.path.join(root, "IDENTITY.md")
@@ -185,7 +236,9 @@ def _readable(root: str, path: str) -> bool:
     return not any(part.lower() == ".git" for part in rel.split("/"))
 
 
-def identity_texts(root: str, locations: Sequence[str]) -> tuple[list[tuple[str, str]], bool]:
+def identity_texts(
+    root: str, locations: Sequence[str], cap: int | None = None
+) -> tuple[list[tuple[str, str]], bool]:
     """(path, text) of the identity files at ``locations``: inside the work
     tree and outside ``.git`` only, each file once (whatever symlinks name
     it), at most :data:`MAX_IDENTITY_FILES` files and
@@ -214,7 +267,7 @@ def identity_texts(root: str, locations: Sequence[str]) -> tuple[list[tuple[str,
                 return out, True
             seen.add(real)
             with open(path, "rb") as fh:
-                data = fh.read(min(MAX_MANIFEST_BYTES, MAX_IDENTITY_BYTES - total))
+                data = fh.read(min(cap or MAX_MANIFEST_BYTES, MAX_IDENTITY_BYTES - total))
             total += len(data)
             rel_path = os.path.relpath(path, root).replace(os.sep, "/")
             out.append((rel_path, data.decode("utf-8", "replace")))
@@ -448,8 +501,9 @@ def describe(
     """Read, verify, fold and report the agent repository at ``root``;
     ``local``: a work tree (not a fresh clone), whose run marker is read too."""
     refuse_escapes(root)  # before anything is read or written
-    manifest, manifest_bytes = read_manifest(root)
-    verified, digest, identity_notes = verify_identity(root, manifest_bytes)
+    cap = file_cap(root)
+    manifest, manifest_bytes = read_manifest(root, cap)
+    verified, digest, identity_notes = verify_identity(root, manifest_bytes, cap)
     if not verified:
         raise GaspError(
             identity_notes[0],
@@ -458,7 +512,7 @@ def describe(
             FINDINGS,
         )
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
-    identity, capped = identity_texts(root, locations["identity"])
+    identity, capped = identity_texts(root, locations["identity"], cap)
     if capped:
         warnings = [
             *warnings,
@@ -477,10 +531,10 @@ def describe(
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
     changed = rebind_executor(root, dict(executor or {}))
-    config = read_config(root)
+    config = read_config(root, cap)
     skills: list[Skill] = []
     for rel in locations["skills"]:
-        skills += read_skills(root, rel)
+        skills += read_skills(root, rel, cap)
     runs = _runs(root)
     report = build_report(
         RestoreInputs(
@@ -506,7 +560,7 @@ def describe(
     memory_path = os.path.join(root, *memory_rel.split("/"))
     if os.path.isfile(memory_path) and _readable(root, memory_path):
         with open(memory_path, "rb") as fh:
-            memory = fh.read(MAX_MANIFEST_BYTES).decode("utf-8", "replace")
+            memory = fh.read(cap or MAX_MANIFEST_BYTES).decode("utf-8", "replace")
     text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(unhashed))
     return Restored(report, text, root)
 

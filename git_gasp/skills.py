@@ -21,7 +21,7 @@ from git_gasp.core.skill import (
 from git_gasp.worktree import inside, os_error
 
 
-def read_skills(root: str, rel: str = SKILLS_DIR) -> list[Skill]:
+def read_skills(root: str, rel: str = SKILLS_DIR, cap: int | None = None) -> list[Skill]:
     """Every directory under ``rel`` (``skills/`` unless a manifest names
     another), sorted, read as a skill; symlinks leaving ``root`` are refused."""
     base = os.path.join(root, *rel.split("/"))
@@ -46,11 +46,11 @@ def read_skills(root: str, rel: str = SKILLS_DIR) -> list[Skill]:
             continue
         try:
             with open(path, "rb") as fh:
-                data = fh.read(MAX_SKILL_BYTES + 1)
+                data = fh.read((MAX_SKILL_BYTES if cap is None else cap) + 1)
         except OSError as exc:
             out.append(missing_skill(shown, f"unreadable: {os_error(exc)}"))
             continue
-        skill = check_skill(name, data)
+        skill = check_skill(name, data, cap)
         out.append(
             skill if rel == SKILLS_DIR else skill._replace(path=f"{rel}/{name}/{SKILL_FILE}")
         )

@@ -190,14 +190,19 @@ def _contained(repo: str, path: str) -> None:
         raise OSError(f"{rel} is a symlink that leads outside the repository")
 
 
-def identity_files(repo: str) -> list[tuple[str, bytes]]:
+def identity_files(repo: str, sizes_only: bool = False) -> list[tuple[str, bytes]]:
     """Every regular file under ``identity/`` (symlinks followed while they
     stay in the repository; one leading out, or a loop, is refused), or the
-    root ``IDENTITY.md``; raises OSError when they cannot be read."""
+    root ``IDENTITY.md``; raises OSError when they cannot be read. With
+    ``sizes_only``, each file's size (as ASCII digits) instead of its bytes,
+    nothing read."""
     base = os.path.join(repo, "identity")
     if not os.path.isdir(base):
-        _contained(repo, os.path.join(repo, "IDENTITY.md"))
-        with open(os.path.join(repo, "IDENTITY.md"), "rb") as fh:
+        path = os.path.join(repo, "IDENTITY.md")
+        _contained(repo, path)
+        if sizes_only:
+            return [("IDENTITY.md", str(os.stat(path).st_size).encode())]
+        with open(path, "rb") as fh:
             return [("IDENTITY.md", fh.read())]
     _contained(repo, base)
     out = []
@@ -211,7 +216,11 @@ def identity_files(repo: str) -> list[tuple[str, bytes]]:
             _contained(repo, os.path.join(dirpath, name))
         for name in filenames:
             full = os.path.join(dirpath, name)
-            data = regular_file(full)
+            if sizes_only:
+                st = os.stat(full)
+                data: bytes | None = str(st.st_size).encode() if stat.S_ISREG(st.st_mode) else None
+            else:
+                data = regular_file(full)
             if data is not None:  # a FIFO, socket or device is no regular file: not hashed
                 out.append((os.path.relpath(full, repo).replace(os.sep, "/"), data))
         dirnames.sort()

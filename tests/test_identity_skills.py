@@ -278,7 +278,7 @@ BAD_SKILLS = {
         + b"---\n",
         "deeper",
     ),
-    "huge": (b"---\nname: huge\ndescription: d\n---\n" + b"x" * MAX_SKILL_BYTES, "KiB cap"),
+    "huge": (b"---\nname: huge\ndescription: d\n---\n" + b"x" * MAX_SKILL_BYTES, "-byte cap"),
     "python": (b"---\nname: python\ndescription: !!python/object:os.system x\n---\n", "YAML"),
 }
 

@@ -281,7 +281,54 @@ def test_oversized_manifest_is_refused(
         fh.write("x" * (1024 * 1024 + 1))
     commit_all(source, "big")
     code, _, err = main(capsys, "restore", url(source), str(tmp_path / "r"))
-    assert code == 2 and "AGENT.md is over the 1024 KiB cap" in err
+    assert code == 2 and "AGENT.md is over the 1,048,576-byte cap" in err
+
+
+def test_the_file_cap_is_configurable(
+    source: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """gasp.maxFileBytes caps what restore and the read side take as text:
+    AGENT.md, each identity file, each SKILL.md (from the user's git
+    configuration, which a clone sees too)."""
+    from git_gasp import identity
+
+    (source / "skills" / "big").mkdir(parents=True)
+    (source / "skills" / "big" / "SKILL.md").write_text(
+        "---\nname: big\ndescription: d\n---\n" + "x" * 5000 + "\n"
+    )
+    (source / "identity" / "long.md").write_text("y" * 3000 + "\n")
+    manifest = source / "AGENT.md"
+    text = identity.set_identity_hash(manifest.read_text(), identity.compute(str(source)))
+    manifest.write_text(text)
+    commit_all(source, "a big skill and a long identity file")
+    report = restore_json(capsys, url(source), str(tmp_path / "r0"))  # the defaults hold them
+    assert "big" in [s["name"] for s in report["skills"]["loaded"]]
+    git(source, "config", "gasp.maxFileBytes", "4k")
+    code, out, err = main(capsys, "status", "-C", str(source), "--json")
+    assert code == 0, err
+    (big,) = json.loads(out)["skills"]["invalid"]
+    assert "4,096-byte cap (gasp.maxFileBytes)" in " ".join(big["problems"])
+    git(source, "config", "gasp.maxFileBytes", "2k")
+    code, _, err = main(capsys, "status", "-C", str(source))
+    assert code == 2 and "identity/long.md is over the 2,048-byte cap (refused)" in err
+    assert "git config --global gasp.maxFileBytes" in err
+    git(source, "config", "gasp.maxFileBytes", "100")
+    code, _, err = main(capsys, "status", "-C", str(source))
+    assert code == 2 and "AGENT.md is over the 100-byte cap" in err
+    git(source, "config", "gasp.maxFileBytes", "lots")
+    code, _, err = main(capsys, "status", "-C", str(source))
+    assert code == 2 and "gasp.maxfilebytes" in err.lower()
+    # a clone sees the user's configuration: a global cap applies to restore
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[gasp]\n\tmaxFileBytes = 100\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    git(source, "config", "--unset", "gasp.maxFileBytes")
+    code, _, err = main(capsys, "restore", url(source), str(tmp_path / "r1"))
+    assert code == 2 and "over the 100-byte cap" in err
 
 
 BOMB = (

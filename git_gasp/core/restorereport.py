@@ -71,12 +71,13 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def parse_manifest(data: bytes) -> Manifest:
+def parse_manifest(data: bytes, cap: int | None = None) -> Manifest:
     """The manifest block of ``AGENT.md``; :class:`ManifestError` if it is
     missing, hostile, not a mapping, or declares a spec MAJOR version other
-    than :data:`SUPPORTED_MAJOR`."""
-    if len(data) > MAX_MANIFEST_BYTES:
-        raise ManifestError(f"AGENT.md is over the {MAX_MANIFEST_BYTES // 1024} KiB cap")
+    than :data:`SUPPORTED_MAJOR`. ``cap`` replaces :data:`MAX_MANIFEST_BYTES`."""
+    limit = MAX_MANIFEST_BYTES if cap is None else cap
+    if len(data) > limit:
+        raise ManifestError(f"AGENT.md is over the {limit:,}-byte cap (gasp.maxFileBytes)")
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:

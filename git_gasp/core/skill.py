@@ -104,10 +104,12 @@ def _screen(text: str) -> None:
             raise SkillError(f"frontmatter has more than {MAX_EVENTS} YAML nodes")
 
 
-def parse_frontmatter(data: bytes) -> dict[str, Any]:
-    """The frontmatter mapping of a SKILL.md, or :class:`SkillError`."""
-    if len(data) > MAX_SKILL_BYTES:
-        raise SkillError(f"file is over the {MAX_SKILL_BYTES // 1024} KiB cap")
+def parse_frontmatter(data: bytes, cap: int | None = None) -> dict[str, Any]:
+    """The frontmatter mapping of a SKILL.md, or :class:`SkillError`;
+    ``cap`` replaces :data:`MAX_SKILL_BYTES` (``gasp.maxFileBytes``)."""
+    limit = MAX_SKILL_BYTES if cap is None else cap
+    if len(data) > limit:
+        raise SkillError(f"file is over the {limit:,}-byte cap (gasp.maxFileBytes)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -150,11 +152,11 @@ def _tools(front: dict[str, Any], problems: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def check_skill(directory: str, data: bytes) -> Skill:
+def check_skill(directory: str, data: bytes, cap: int | None = None) -> Skill:
     """Read ``skills/<directory>/SKILL.md`` (its bytes) as a skill, with problems."""
     path = f"{SKILLS_DIR}/{directory}/{SKILL_FILE}"
     try:
-        front = parse_frontmatter(data)
+        front = parse_frontmatter(data, cap)
     except SkillError as exc:
         return Skill(directory, path, None, None, (), (str(exc),))
     problems: list[str] = []
