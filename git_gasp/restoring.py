@@ -468,6 +468,12 @@ def _first_existing(root: str, paths: Sequence[str]) -> str:
     return paths[0]
 
 
+def _finished_in(graph: Graph, run_id: str) -> bool:
+    node = graph.nodes.get(run_id)
+    props = node.props if node is not None else None
+    return isinstance(props, dict) and props.get("status") not in (None, "started")
+
+
 def _runs(root: str) -> list[RunCommit]:
     try:
         return gitrepo.run_commits(root, "HEAD")
@@ -536,6 +542,9 @@ def describe(
     for rel in locations["skills"]:
         skills += read_skills(root, rel, cap)
     runs = _runs(root)
+    if at is not None:  # the runs finished by then: their run.finished was folded
+        graph = folder.graph()
+        runs = [r for r in runs if _finished_in(graph, r.run_id)]
     report = build_report(
         RestoreInputs(
             root,

@@ -155,6 +155,24 @@ def test_restore_at_the_middle_of_the_log(
     assert patch["status"] == "Proposed" and patch["evals"] == []
 
 
+def test_restore_at_describes_the_agent_as_it_was_then(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--at in the middle of the second run: that run is open then (no advice
+    to close it now), and the last run is the first, not HEAD's."""
+    demo = tmp_path / "demo"
+    assert main(capsys, "demo", str(demo))[0] == 0
+    events = [json.loads(x) for x in (demo / "state" / "events.jsonl").read_text().splitlines()]
+    starts = [e for e in events if e["kind"] == "run.started"]
+    second = starts[1]["payload"]["run_id"]
+    during = next(e["id"] for e in events if e["correlation_id"] == second and e is not starts[1])
+    report = restore_json(capsys, url(demo), str(tmp_path / "r"), "--at", during)
+    assert [(r["id"], r["close_with"]) for r in report["open_runs"]] == [(second, None)]
+    assert report["last_run"]["run_id"] == starts[0]["payload"]["run_id"]
+    code, out, _ = main(capsys, "restore", url(demo), str(tmp_path / "r2"), "--at", during)
+    assert code == 0 and "open at --at" in out and "close with:" not in out
+
+
 def test_restore_at_an_unknown_event_is_a_usage_error(
     source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -284,10 +284,13 @@ def _run_task(graph: Graph, run_id: str) -> object:
     return _text(node.props, "task") if node is not None else None
 
 
-def _open_runs(graph: Graph, resumed: ResumedRun | None) -> list[dict[str, Any]]:
+def _open_runs(
+    graph: Graph, resumed: ResumedRun | None, historical: bool = False
+) -> list[dict[str, Any]]:
     """The open run, as a runtime opening the log resumes it (REFERENCE:
     at most one), with or without a node: a start whose ops pair was never
-    written has none, and is still the run to close."""
+    written has none, and is still the run to close. ``historical`` (a fold
+    through ``--at``): open then, so no advice to close it now."""
     if resumed is None:
         return []
     node = graph.nodes.get(resumed.run_id)
@@ -302,7 +305,7 @@ def _open_runs(graph: Graph, resumed: ResumedRun | None) -> list[dict[str, Any]]
             "id": resumed.run_id,
             "task": resumed.task if resumed.task is not None else _run_task(graph, resumed.run_id),
             "node": started,  # a run node, status "started", stands for it
-            "close_with": CLOSE_HINT,
+            "close_with": None if historical else CLOSE_HINT,
         }
     ]
 
@@ -410,7 +413,7 @@ def build_report(inputs: RestoreInputs) -> dict[str, Any]:
         },
         "open_goals": _open_nodes(graph, "goal", CLOSED_GOAL),
         "open_tasks": _open_nodes(graph, "task", CLOSED_TASK),
-        "open_runs": _open_runs(graph, inputs.fold.resumed),
+        "open_runs": _open_runs(graph, inputs.fold.resumed, inputs.fold.at is not None),
         "stale_runs": _stale_runs(graph, inputs.fold.resumed),
         "last_run": (
             {"run_id": run.run_id, "outcome": run.outcome, "commit": run.commit, "goal": run.goal}
@@ -497,8 +500,10 @@ def report_text(report: Mapping[str, Any]) -> str:
             or "none"
         ),
     ]
-    if report["open_runs"]:
+    if any(r["close_with"] for r in report["open_runs"]):
         lines.append(f"{'':<17}close with: {CLOSE_HINT}")
+    elif report["open_runs"]:
+        lines.append(f"{'':<17}(open at --at; the log goes on after it)")
     if report["stale_runs"]:
         lines.append(
             f"{'stale runs:':<17}{', '.join(r['id'] for r in report['stale_runs'])}"
@@ -580,9 +585,8 @@ def context_markdown(
     if not items:
         out.append("none")
     for run in report["open_runs"]:
-        out.append(
-            _line(f"- open run `{run['id']}`: {run['task'] or ''} — close with: {CLOSE_HINT}")
-        )
+        advice = f"close with: {CLOSE_HINT}" if run["close_with"] else "open at --at"
+        out.append(_line(f"- open run `{run['id']}`: {run['task'] or ''} — {advice}"))
     for run in report["stale_runs"]:
         out.append(
             _line(f"- stale run `{run['id']}` (started, never resumed): {run['task'] or ''}")
