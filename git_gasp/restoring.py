@@ -354,10 +354,11 @@ def _fold_from_snapshot(root: str, log: bytes, log_rel: str) -> tuple[FoldInfo, 
     if not inside(root, os.path.join(root, "snapshots")):
         return None  # the careful path below notes nothing and folds it all
     verified = seeding.verified_digests(seeding.common_dir(root))
+    passed_over: list[str] = []
     with gc_paused():  # tens of thousands of acyclic objects: no collector passes
-        found = seeding.choose(root, log, verified, lambda seed: _trusted(root, seed))
-        if found is None:
-            return None  # the careful path below reports why
+        found = seeding.choose(root, log, verified, lambda seed: _trusted(root, seed), passed_over)
+        if found is None or passed_over:
+            return None  # the careful path below reports why (and which were not used)
         seed, graph = found
         if graph is None:
             return None

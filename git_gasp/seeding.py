@@ -10,6 +10,7 @@ whole log and verifies the snapshot on the way.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -189,7 +190,11 @@ def _sha256_soon(data: memoryview) -> Callable[[], str]:
 
 
 def choose(
-    root: str, log: bytes, verified: dict[str, int], decode: Callable[[Seed], G]
+    root: str,
+    log: bytes,
+    verified: dict[str, int],
+    decode: Callable[[Seed], G],
+    passed_over: list[str] | None = None,
 ) -> tuple[Seed, G] | None:
     """The latest snapshot whose integrity record matches ``log``, and what
     ``decode`` makes of it (e.g. :func:`load_graph`).
@@ -198,10 +203,21 @@ def choose(
     chosen one the file is read once (and hashed, when there are verdicts to
     look it up in), and the log prefix is located and hashed; the first time,
     while ``decode`` runs (the latest snapshot usually matches), after a
-    mismatch before it.
+    mismatch before it. ``passed_over``, when given, gets the name of every
+    entry of ``snapshots/`` not chosen ahead of the one chosen (or all of
+    them): a newer snapshot that does not match, or one with no readable
+    integrity record.
     """
     speculate = True
-    for count, name, path, sha, event_id in _candidates(root):
+    candidates = _candidates(root)
+    if passed_over is not None:
+        named = {c[1] for c in candidates}
+        with contextlib.suppress(OSError):
+            entries = os.listdir(os.path.join(root, "snapshots"))
+            passed_over += sorted(n for n in entries if n not in named)
+    for count, name, path, sha, event_id in candidates:
+        if passed_over is not None:
+            passed_over.append(name)  # until it is the one chosen
         try:
             if os.path.getsize(path) > MAX_SNAPSHOT_BYTES:
                 continue  # not read at all (the careful path names it)
@@ -216,14 +232,21 @@ def choose(
             seed = Seed(name, digest, offset, events, event_id, path, known == events, raw)
             if not speculate:
                 if hashlib.sha256(prefix).hexdigest() == sha:
+                    _chosen(passed_over)
                     return seed, decode(seed)
                 continue
             prefix_hash = _sha256_soon(prefix)
             decoded = decode(seed)
             if prefix_hash() == sha:
+                _chosen(passed_over)
                 return seed, decoded
             speculate = False
     return None
+
+
+def _chosen(passed_over: list[str] | None) -> None:
+    if passed_over is not None:
+        passed_over.pop()  # the last one named is the one chosen
 
 
 def load_graph(seed: Seed) -> Graph | None:

@@ -550,6 +550,22 @@ def _snapshotted(tmp_path: Path) -> tuple[Path, str]:
     return repo, snapshot
 
 
+def test_a_newer_snapshot_not_used_is_named_in_the_default_restore(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, snapshot = _snapshotted(tmp_path)
+    newer = Path(write_snapshot(str(repo)))
+    graph_file = repo / newer
+    value = json.loads(graph_file.read_text())
+    value["integrity"]["sha256"] = "0" * 64
+    graph_file.write_text(json.dumps(value, sort_keys=True, separators=(",", ":")))
+    commit_all(repo, "a snapshot whose integrity record lies")
+    report = restore_json(capsys, url(repo), str(tmp_path / "r"))
+    assert report["fold"]["snapshot"] == snapshot.split("/")[1]  # the older one seeds
+    notes = report["fold"]["snapshot_notes"]
+    assert notes == [f"snapshot {newer.parent.name}: integrity hash mismatch (not used)"]
+
+
 def test_a_verified_snapshot_seeds_the_restore(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
