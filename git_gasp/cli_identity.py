@@ -66,7 +66,8 @@ def identity_commit(
 
 @click.group()
 def skill() -> None:
-    """List and check the agent's skills (skills/<name>/SKILL.md)."""
+    """List and check the agent's skills (skills/<name>/SKILL.md, and the skills
+    directories AGENT.md's Locations table names)."""
 
 
 @skill.command(name="list")
@@ -74,9 +75,9 @@ def skill() -> None:
 @JSON
 def skill_list(repo: str | None, as_json: bool) -> int:
     """List every skill: name, description, path and whether it is valid."""
-    from git_gasp.skills import read_skills
+    from git_gasp.skills import declared_skills
 
-    skills = read_skills(_agent_root(repo))
+    skills = declared_skills(_agent_root(repo))
     lines = [
         f"{s.name or s.directory}\t{'valid' if s.valid else 'INVALID'}\t{s.path}\t"
         f"{s.description or '-'}"
@@ -91,10 +92,10 @@ def skill_list(repo: str | None, as_json: bool) -> int:
 @REPO
 @JSON
 def skill_check(repo: str | None, as_json: bool) -> int:
-    """Check every skills/*/SKILL.md; exit 1 if any is invalid."""
-    from git_gasp.skills import read_skills
+    """Check every skill's SKILL.md (each skills location); exit 1 if any is invalid."""
+    from git_gasp.skills import declared_skills
 
-    skills = read_skills(_agent_root(repo))
+    skills = declared_skills(_agent_root(repo))
     lines = []
     for s in skills:
         if s.valid:

@@ -55,3 +55,20 @@ def read_skills(root: str, rel: str = SKILLS_DIR, cap: int | None = None) -> lis
             skill if rel == SKILLS_DIR else skill._replace(path=f"{rel}/{name}/{SKILL_FILE}")
         )
     return out
+
+
+def declared_skills(root: str, cap: int | None = None) -> list[Skill]:
+    """Every skill under each skills location ``AGENT.md``'s Locations table
+    declares (``skills/`` when it declares none), as restore reads them."""
+    from git_gasp.core.locations import parse_locations
+
+    try:
+        with open(os.path.join(root, "AGENT.md"), "rb") as fh:
+            text = fh.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    locations, _ = parse_locations(text)
+    out: list[Skill] = []
+    for rel in locations["skills"]:
+        out += read_skills(root, rel, cap)
+    return out

@@ -308,6 +308,25 @@ def test_skill_list_and_check_on_good_skills(
     assert code == 0 and "2 skill(s), 0 invalid" in out
 
 
+def test_skill_list_and_check_read_the_skills_locations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_skill(tmp_path, "retry", GOOD)
+    (tmp_path / "AGENT.md").write_text(
+        "# AGENT\n\n| GASP role | path |\n|---|---|\n| skills | `skills/`, `more_skills/` |\n"
+    )
+    (tmp_path / "more_skills" / "extra").mkdir(parents=True)
+    (tmp_path / "more_skills" / "extra" / "SKILL.md").write_bytes(
+        b"---\nname: extra\ndescription: d\n---\n"
+    )
+    code, out, _ = run(capsys, "skill", "list", "-C", str(tmp_path), "--json")
+    assert code == 0
+    paths = [s["path"] for s in json.loads(out)["skills"]]
+    assert paths == ["skills/retry/SKILL.md", "more_skills/extra/SKILL.md"]
+    code, out, _ = run(capsys, "skill", "check", "-C", str(tmp_path))
+    assert code == 0 and "2 skill(s), 0 invalid" in out
+
+
 @pytest.mark.parametrize("name", sorted(BAD_SKILLS))
 def test_skill_check_reports_an_invalid_skill(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
