@@ -232,6 +232,7 @@ def _record_runs(root: str) -> str:
         agent.record_model_finished("demo-model", "suggests persisting the counter")
         agent.record_tool_call("shell", "pytest tests/test_retry.py", "1 failed", success=False)
         agent.record_tool_finished("shell", "1 failed: counter reset after timeout", False)
+        broke = _newest(agent, "failure")  # the failed tool's failure, as the adapter records it
         seen = agent.record_observation(
             None, "counter resets after timeout", "the retry counter is 0 after a timeout"
         )
@@ -239,8 +240,11 @@ def _record_runs(root: str) -> str:
             None, "the counter is never persisted", "kept in memory only", 0.8, explains=seen
         )
         first = add_fact(agent, "retry counters are kept in memory only", [seen, hypothesis])
-        patch = agent.propose_patch(
-            None, "persist the retry counter", "write it to state on every attempt", evidence=[seen]
+        patch = agent.propose_patch(  # addresses the failure: lineage shows the whole arc
+            None,
+            "persist the retry counter",
+            "write it to state on every attempt",
+            evidence=[broke, seen],
         )
         agent.link(patch, "advances", retry)
         agent.record_tool_call("shell", "pytest tests/test_retry.py", "3 passed", success=True)
@@ -263,12 +267,19 @@ def _record_runs(root: str) -> str:
         agent.link(cut, "advances", latency)
         agent.record_tool_call("shell", "pytest tests/test_retry.py", "1 failed", success=False)
         agent.record_tool_finished("shell", "1 failed: upstream rate limit hit", False)
+        limited = _newest(agent, "failure")
         failed = agent.record_eval(None, "pytest tests/test_retry.py", "Failed", 0.0, patch=cut)
+        agent.link(failed, "observes", limited)
         agent.record_decision(None, "Rejected", "eval failed: the upstream rate-limits", target=cut)
         agent.update_patch_status(cut, "Rejected", f"failed {failed}")
         add_fact(agent, "the upstream rate-limits retries faster than 100 ms", [failed])
         close_run(agent, "rejected", sessions=[f"{AGENT_ID}:demo:session-2"], paths=[snapshot])
     return snapshot
+
+
+def _newest(agent: Agent, kind: str) -> str:
+    """The id of the node of ``kind`` recorded last."""
+    return [n.id for n in agent.graph.nodes.values() if n.kind == kind][-1]
 
 
 def _status_of(graph: Graph, kind: str) -> dict[str, str]:
