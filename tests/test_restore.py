@@ -460,8 +460,14 @@ def test_set_executor_values_adds_missing_keys_and_tables() -> None:
     assert set_executor_values("[state]\nx = 1\n", {"model": 'q"x'}) == (
         '[state]\nx = 1\n\n[executor]\nmodel = "q\\"x"\n'
     )
-    with pytest.raises(ValueError):
-        set_executor_values('executor.model = "a"\n', {"model": "b"})
+    # dotted keys are edited as such (a missing one added after them)
+    dotted = 'executor.model = "a"  # kept\nexecutor.provider = "p"\n\n[state]\nx = 1\n'
+    assert set_executor_values(dotted, {"model": "b", "runtime": "r"}) == (
+        'executor.model = "b"  # kept\nexecutor.provider = "p"\nexecutor.runtime = "r"\n'
+        "\n[state]\nx = 1\n"
+    )
+    with pytest.raises(ValueError):  # an inline table is refused, never half-edited
+        set_executor_values('executor = { model = "a" }\n', {"model": "b"})
 
 
 def test_locations_table() -> None:

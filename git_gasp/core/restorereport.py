@@ -132,6 +132,33 @@ def _key_line(key: str) -> re.Pattern[str]:
     return re.compile(rf"^(\s*{quoted}\s*=\s*){_VALUE}(.*)$")
 
 
+def _set_dotted(lines: list[str], values: Mapping[str, str], newline: str) -> str:
+    """The top-level ``executor.<key> = ...`` lines (before the first table
+    header) with ``values`` set; a missing key goes after the last of them.
+    An inline table (``executor = {...}``) is no such line: the caller's
+    check then refuses the edit."""
+    top = next((i for i, ln in enumerate(lines) if _HEADER.match(ln.rstrip("\r"))), len(lines))
+    cr = "\r" if newline == "\r\n" else ""
+    for key, value in values.items():
+        name = rf"(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')"
+        pattern = re.compile(rf"^(\s*executor\s*\.\s*{name}\s*=\s*){_VALUE}(.*)$")
+        done = False
+        for i in range(top):
+            bare = lines[i][:-1] if lines[i].endswith("\r") else lines[i]
+            match = pattern.match(bare)
+            if match:
+                kept = match.group(3) + lines[i][len(bare) :]
+                lines[i] = match.group(1) + toml_string(value) + kept
+                done = True
+                break
+        if not done:
+            dotted = [i for i in range(top) if re.match(r"^\s*executor\s*\.", lines[i])]
+            at = dotted[-1] + 1 if dotted else top
+            lines.insert(at, f"executor.{key} = {toml_string(value)}{cr}")
+            top += 1
+    return "\n".join(lines)
+
+
 def toml_string(value: str) -> str:
     """``value`` as a TOML basic string."""
     return json.dumps(value, ensure_ascii=False)
@@ -182,7 +209,10 @@ def set_executor_values(text: str, values: Mapping[str, str]) -> str:
             start = i
         elif (match or line.lstrip().startswith("[")) and start is not None and end is None:
             end = i
-    if start is None:
+    if start is None and isinstance(before.get("executor"), dict):
+        # dotted keys at the top (``executor.model = "m"``): edited as such
+        result = _set_dotted(lines, values, newline)
+    elif start is None:
         tail = "" if text.endswith("\n") or not text else newline
         added = "".join(f"{k} = {toml_string(v)}{newline}" for k, v in values.items())
         gap = newline if text.strip() else ""
