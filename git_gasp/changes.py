@@ -632,7 +632,10 @@ class Judge:
         self.tallies[child.oid] = _Tally(
             first - 1 + physical_lines(chunk), chunk.endswith(b"\n"), tally.fact_ids | added
         )
-        if path in locations.journals:
+        if path in locations.journals or path.rsplit("/", 1)[-1] != "facts.jsonl":
+            # a journal, or another append-only file a manifest names as facts
+            # (yoyo's memory/social_facts.jsonl keeps a format of its own):
+            # append-only, not held to the fact envelope (REFERENCE §9.5)
             return findings
         logs = [(p, b) for p in sorted(locations.logs) if (b := self.blob(step.name, p))]
         contexts = [self.context(p, b) for p, b in logs]

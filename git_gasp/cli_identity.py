@@ -75,9 +75,11 @@ def skill() -> None:
 @JSON
 def skill_list(repo: str | None, as_json: bool) -> int:
     """List every skill: name, description, path and whether it is valid."""
+    from git_gasp.restoring import file_cap
     from git_gasp.skills import declared_skills
 
-    skills = declared_skills(_agent_root(repo))
+    root = _agent_root(repo)
+    skills = declared_skills(root, file_cap(root))
     lines = [
         f"{s.name or s.directory}\t{'valid' if s.valid else 'INVALID'}\t{s.path}\t"
         f"{s.description or '-'}"
@@ -93,9 +95,11 @@ def skill_list(repo: str | None, as_json: bool) -> int:
 @JSON
 def skill_check(repo: str | None, as_json: bool) -> int:
     """Check every skill's SKILL.md (each skills location); exit 1 if any is invalid."""
+    from git_gasp.restoring import file_cap
     from git_gasp.skills import declared_skills
 
-    skills = declared_skills(_agent_root(repo))
+    root = _agent_root(repo)
+    skills = declared_skills(root, file_cap(root))
     lines = []
     for s in skills:
         if s.valid:

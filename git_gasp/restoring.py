@@ -90,26 +90,24 @@ CAP_KEY = "gasp.maxFileBytes"
 def file_cap(root: str) -> int | None:
     """The configured cap (the user's git configuration, as the clone sees
     it), or None; a value that is not a positive size is an error."""
+    where = f"fix it where it is set (git config --show-origin {CAP_KEY}), e.g. 8m"
     try:
         value = gitrepo.config_value(root, CAP_KEY, "int")
     except gitrepo.GitError as exc:
-        raise GaspError(
-            exc.message, f"set a size: git config --global {CAP_KEY} 8m", USAGE
-        ) from None
+        raise GaspError(exc.message, where, USAGE) from None
     if value is None:
         return None
     cap = int(value)
     if cap <= 0:
-        raise GaspError(
-            f"{CAP_KEY} is {cap}: not a size", f"git config --global {CAP_KEY} 8m", USAGE
-        )
+        raise GaspError(f"{CAP_KEY} is {cap}: not a size", where, USAGE)
     return cap
 
 
 def _over(rel: str, cap: int) -> GaspError:
     return GaspError(
         f"{rel} is over the {cap:,}-byte cap (refused)",
-        f"raise it if you trust the repository: git config --global {CAP_KEY} <bytes>",
+        f"raise it if you trust the repository: git config --global {CAP_KEY} <bytes> "
+        f"(where it is set now: git config --show-origin {CAP_KEY})",
         USAGE,
     )
 
@@ -159,7 +157,7 @@ def rebind_executor(root: str, values: dict[str, str]) -> list[str]:
     """Set ``[executor]`` values in the config by a textual edit; returns the keys changed."""
     if not values:
         return []
-    data = _read_capped(root, CONFIG, MAX_CONFIG_BYTES, False) or b""
+    data = _read_capped(root, CONFIG, file_cap(root) or MAX_CONFIG_BYTES, False) or b""
     try:
         text = data.decode("utf-8")
         current = parse_toml(text).get("executor")
@@ -191,8 +189,9 @@ def verify_identity(
     limit = MAX_IDENTITY_FILE_BYTES if cap is None else cap
     try:
         sizes = identity_files(root, sizes_only=True)
-    except OSError:
-        sizes = []  # compute() below says what is wrong
+    except OSError as exc:  # never read what could not be sized first (fail closed)
+        where = os.path.relpath(str(exc.filename), root) if exc.filename else "identity/"
+        return False, None, (f"cannot compute identity hash: {where}: {os_error(exc)}",)
     for rel, size in sizes:
         if int(size) > limit:
             raise _over(rel, limit)
@@ -452,11 +451,13 @@ def fold_log(
         folder.apply_all(events[cand.events : limit])
         folder.events = limit
         resumed = resumed_run(events[:limit])
-        return FoldInfo(limit, at, cand.name, cand.events, how, tuple(notes), resumed), folder
+        whole = limit == len(events)
+        info = FoldInfo(limit, at, cand.name, cand.events, how, tuple(notes), resumed, whole)
+        return info, folder
     folder = Folder()
     folder.apply_all(events[:limit])
     resumed = resumed_run(events[:limit])
-    return FoldInfo(limit, at, None, 0, None, tuple(notes), resumed), folder
+    return FoldInfo(limit, at, None, 0, None, tuple(notes), resumed, limit == len(events)), folder
 
 
 # -- the whole report ---------------------------------------------------------------
@@ -543,7 +544,7 @@ def describe(
     for rel in locations["skills"]:
         skills += read_skills(root, rel, cap)
     runs = _runs(root)
-    if at is not None:  # the runs finished by then: their run.finished was folded
+    if info.historical:  # the runs finished by then: their run.finished was folded
         graph = folder.graph()
         runs = [r for r in runs if _finished_in(graph, r.run_id)]
     report = build_report(
@@ -569,8 +570,14 @@ def describe(
     memory = None
     memory_path = os.path.join(root, *memory_rel.split("/"))
     if os.path.isfile(memory_path) and _readable(root, memory_path):
+        limit = cap or MAX_MANIFEST_BYTES
         with open(memory_path, "rb") as fh:
-            memory = fh.read(cap or MAX_MANIFEST_BYTES).decode("utf-8", "replace")
+            data = fh.read(limit + 1)
+        if len(data) > limit:  # a projection: cut, and said so
+            report["warnings"].append(
+                f"{memory_rel} is over the {limit:,}-byte cap: --context takes its first bytes"
+            )
+        memory = data[:limit].decode("utf-8", "replace")
     text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(unhashed))
     return Restored(report, text, root)
 

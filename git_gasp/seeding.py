@@ -203,21 +203,15 @@ def choose(
     chosen one the file is read once (and hashed, when there are verdicts to
     look it up in), and the log prefix is located and hashed; the first time,
     while ``decode`` runs (the latest snapshot usually matches), after a
-    mismatch before it. ``passed_over``, when given, gets the name of every
-    entry of ``snapshots/`` not chosen ahead of the one chosen (or all of
-    them): a newer snapshot that does not match, or one with no readable
-    integrity record.
+    mismatch before it. ``passed_over``, when given, gets the snapshots
+    that may be newer than the one chosen and were not used (see
+    :func:`_passed_over`).
     """
     speculate = True
     candidates = _candidates(root)
-    if passed_over is not None:
-        named = {c[1] for c in candidates}
-        with contextlib.suppress(OSError):
-            entries = os.listdir(os.path.join(root, "snapshots"))
-            passed_over += sorted(n for n in entries if n not in named)
+    tried: list[str] = []  # candidates, newest first, that did not verify
     for count, name, path, sha, event_id in candidates:
-        if passed_over is not None:
-            passed_over.append(name)  # until it is the one chosen
+        tried.append(name)
         try:
             if os.path.getsize(path) > MAX_SNAPSHOT_BYTES:
                 continue  # not read at all (the careful path names it)
@@ -232,21 +226,47 @@ def choose(
             seed = Seed(name, digest, offset, events, event_id, path, known == events, raw)
             if not speculate:
                 if hashlib.sha256(prefix).hexdigest() == sha:
-                    _chosen(passed_over)
+                    _passed_over(root, passed_over, tried[:-1], candidates, count)
                     return seed, decode(seed)
                 continue
             prefix_hash = _sha256_soon(prefix)
             decoded = decode(seed)
             if prefix_hash() == sha:
-                _chosen(passed_over)
+                _passed_over(root, passed_over, tried[:-1], candidates, count)
                 return seed, decoded
             speculate = False
+    _passed_over(root, passed_over, tried, candidates, 0)
     return None
 
 
-def _chosen(passed_over: list[str] | None) -> None:
-    if passed_over is not None:
-        passed_over.pop()  # the last one named is the one chosen
+def _passed_over(
+    root: str,
+    out: list[str] | None,
+    tried: list[str],
+    candidates: list[tuple[int, str, str, object, str]],
+    chosen_count: int,
+) -> None:
+    """Fill ``out`` (when given) with the snapshots that may be newer than
+    the one chosen and were not used: candidates tried before it, and
+    entries with a graph.json whose integrity record cannot be read as a
+    candidate's, unless it says it covers no more lines. Entries without a
+    graph.json are none (the careful path only notes them)."""
+    if out is None:
+        return
+    out += tried
+    named = {c[1] for c in candidates}
+    with contextlib.suppress(OSError):
+        for name in sorted(os.listdir(os.path.join(root, "snapshots"))):
+            path = os.path.join(root, "snapshots", name, "graph.json")
+            if name in named or not os.path.isfile(path):
+                continue
+            try:
+                record = integrity_at_end(path)
+            except OSError:
+                record = None
+            count = record.get("line_count") if isinstance(record, dict) else None
+            if type(count) is not int or count > chosen_count:
+                out.append(name)
 
 
 def load_graph(seed: Seed) -> Graph | None:

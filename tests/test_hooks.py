@@ -497,6 +497,36 @@ def test_an_agent_in_a_subdirectory_gets_a_warning(
     assert "agents/bot/ looks like an agent in a subdirectory" in done.stderr
 
 
+def test_a_facts_file_a_manifest_names_is_append_only_in_its_own_format(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """yoyo-gasp's row: `memory/facts.jsonl` (+ `memory/social_facts.jsonl`).
+    The second file keeps a format of its own: append-only, no fact envelope."""
+    code, _, err = main(capsys, "hooks", "install", "--python", sys.executable, "-C", str(work))
+    assert code == 0, err
+    row = "| facts | `memory/facts.jsonl` (+ `memory/social_facts.jsonl`) | append-only |\n"
+    with open(work / "AGENT.md", "a") as fh:
+        fh.write("\n| GASP role | path | notes |\n|---|---|---|\n" + row)
+    (work / "memory" / "social_facts.jsonl").write_text('{"type": "social", "day": 1}\n')
+    commit(work, "the social facts, declared")
+    append(work, "memory/social_facts.jsonl", '{"type": "social", "day": 2}\n')
+    git(work, "add", "-A")
+    done = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "-m", "a social fact"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    (work / "memory" / "social_facts.jsonl").write_text('{"type": "social", "day": 9}\n')
+    git(work, "add", "-A")
+    refused = subprocess.run(
+        ["git", "-C", str(work), "commit", "-q", "-m", "rewrite it"],
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0 and "memory/social_facts.jsonl" in refused.stderr
+
+
 def test_deleting_a_skills_manifest_but_not_its_files_is_refused(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

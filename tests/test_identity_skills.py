@@ -62,6 +62,18 @@ def test_hash_skips_what_is_not_a_regular_file(
     assert (code, out.strip()) == (0, VECTOR)
 
 
+def test_restore_never_reads_identity_files_it_could_not_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dangling link under identity/ stops the size pre-check: the read
+    side refuses (fail closed) before reading any identity file whole."""
+    init_repo(str(tmp_path / "a"), "a")
+    (tmp_path / "a" / "identity" / "big").write_bytes(b"x" * 1000)
+    (tmp_path / "a" / "identity" / "q7").symlink_to("nowhere")
+    code, _, err = run(capsys, "status", "-C", str(tmp_path / "a"))
+    assert code == 1 and "cannot compute identity hash" in err and "q7" in err
+
+
 def test_hash_refuses_a_symlink_out_of_the_repository(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -306,6 +318,18 @@ def test_skill_list_and_check_on_good_skills(
     assert skills[0]["tools"] == ["Bash", "Read"]
     code, out, _ = run(capsys, "skill", "check", "-C", str(tmp_path))
     assert code == 0 and "2 skill(s), 0 invalid" in out
+
+
+def test_skill_list_and_check_take_the_configured_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    init_repo(str(tmp_path / "a"), "a", commit=False)
+    write_skill(tmp_path / "a", "retry", GOOD + b"x" * 300_000)
+    code, out, _ = run(capsys, "skill", "check", "-C", str(tmp_path / "a"))
+    assert code == 1 and "262,144-byte cap" in out and "gasp.maxFileBytes" not in out
+    git(tmp_path / "a", "config", "gasp.maxFileBytes", "1m")
+    code, out, _ = run(capsys, "skill", "check", "-C", str(tmp_path / "a"))
+    assert code == 0, out
 
 
 def test_skill_list_and_check_read_the_skills_locations(

@@ -171,6 +171,10 @@ def test_restore_at_describes_the_agent_as_it_was_then(
     assert report["last_run"]["run_id"] == starts[0]["payload"]["run_id"]
     code, out, _ = main(capsys, "restore", url(demo), str(tmp_path / "r2"), "--at", during)
     assert code == 0 and "open at --at" in out and "close with:" not in out
+    # at the log's last event, --at describes the present
+    last = events[-1]["id"]
+    report = restore_json(capsys, url(demo), str(tmp_path / "r3"), "--at", last)
+    assert report["fold"]["historical"] is False and report["last_run"] is not None
 
 
 def test_restore_at_an_unknown_event_is_a_usage_error(
@@ -466,8 +470,10 @@ def test_set_executor_values_adds_missing_keys_and_tables() -> None:
         'executor.model = "b"  # kept\nexecutor.provider = "p"\nexecutor.runtime = "r"\n'
         "\n[state]\nx = 1\n"
     )
-    with pytest.raises(ValueError):  # an inline table is refused, never half-edited
+    with pytest.raises(ValueError, match="inline table"):  # refused, never half-edited
         set_executor_values('executor = { model = "a" }\n', {"model": "b"})
+    quoted = set_executor_values('"executor".model = "a"\n', {"model": "b"})
+    assert quoted == '"executor".model = "b"\n'
 
 
 def test_locations_table() -> None:
@@ -512,6 +518,11 @@ def test_locations_as_a_real_manifest_writes_them() -> None:
     assert locations["facts"] == ("memory/facts.jsonl", "memory/social_facts.jsonl")
     assert locations["memory"] == ("memory/active_memory.md", "memory/social.md")
     assert locations["log"] == ("state/events.jsonl",) and warnings == []
+
+
+def test_a_code_span_in_prose_is_no_path() -> None:
+    text = "| event log | `state/events.jsonl` (format: see `docs/LOG.md`) |\n"
+    assert parse_locations(text)[0]["log"] == ("state/events.jsonl",)
 
 
 def test_identity_files_the_hash_does_not_cover_are_put_apart(
@@ -570,6 +581,23 @@ def test_a_newer_snapshot_not_used_is_named_in_the_default_restore(
     assert report["fold"]["snapshot"] == snapshot.split("/")[1]  # the older one seeds
     notes = report["fold"]["snapshot_notes"]
     assert notes == [f"snapshot {newer.parent.name}: integrity hash mismatch (not used)"]
+
+
+def test_an_entry_that_is_no_newer_snapshot_keeps_the_quick_path(
+    tmp_path: Path,
+) -> None:
+    """A .gitkeep, or an older snapshot the quick path cannot use, does not
+    send every restore to the careful path (a full parse)."""
+    from git_gasp.restoring import _fold_from_snapshot
+
+    repo, snapshot = _snapshotted(tmp_path)
+    (repo / "snapshots" / ".gitkeep").write_text("")
+    old = repo / "snapshots" / "old" / "graph.json"
+    old.parent.mkdir()
+    old.write_text('{"graph":{},"integrity":{"line_count":1,"sha256":"00"}}')  # no event_id
+    log = (repo / "state" / "events.jsonl").read_bytes()
+    quick = _fold_from_snapshot(str(repo), log, "state/events.jsonl")
+    assert quick is not None and quick[0].seeded_from == snapshot.split("/")[1]
 
 
 def test_a_verified_snapshot_seeds_the_restore(

@@ -66,6 +66,10 @@ CONTROL_PLANE = (".agent/lease", ".agent/HEAD", ".agent/RUN", ".agent/worker")
 IDENTITY_HINT = (
     "make identity changes with: git gasp identity commit --approved-by NAME --reason TEXT"
 )
+LOCATIONS_HINT = (
+    "record the approval in the same commit: git gasp record decision --status Approved "
+    "--decided-by user:NAME --reason TEXT, then commit it with AGENT.md"
+)
 APPEND_HINT = "append-only: add new lines at the end instead (a correction is a new event)"
 MERGE_HINT = "merge agent logs with merge=union (git gasp init sets it in .gitattributes)"
 
@@ -600,7 +604,7 @@ def check_locations(
         f"AGENT.md's Locations table changes {', '.join(changed)} "
         "without an Approved decision.created"
     )
-    return [Finding(log_path, None, "identity", message, IDENTITY_HINT)]
+    return [Finding(log_path, None, "identity", message, LOCATIONS_HINT)]
 
 
 def _hash_line(manifest: bytes | None) -> int | None:

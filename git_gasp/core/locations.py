@@ -36,12 +36,22 @@ def _cell(text: str) -> str:
 _CODE = re.compile(r"`([^`]+)`")
 
 
+_PLUS = re.compile(r"\(\s*\+([^)]*)\)")
+
+
 def _paths_of(cell: str) -> list[str]:
-    """The paths a cell names: every code span when it has any (a real
-    manifest writes a facts cell as two code spans, the second in
-    parentheses after a plus sign), else its comma-separated parts."""
-    spans = _CODE.findall(cell)
-    return spans if spans else cell.split(",")
+    """The paths a cell names: its comma-separated parts, each the first
+    code span in it when it has one (prose after it, with other code spans,
+    is no path), plus the code spans of a ``(+ ...)`` group, as a real
+    manifest writes a second facts file: `` `memory/facts.jsonl` (+
+    `memory/social_facts.jsonl`) ``."""
+    out: list[str] = []
+    for part in _PLUS.sub("", cell).split(","):
+        spans = _CODE.findall(part)
+        out.append(spans[0] if spans else part)
+    for group in _PLUS.findall(cell):
+        out += _CODE.findall(group) or group.split(",")
+    return out
 
 
 #: Paths one location may name; the rest are ignored with a warning.

@@ -77,7 +77,7 @@ def parse_manifest(data: bytes, cap: int | None = None) -> Manifest:
     than :data:`SUPPORTED_MAJOR`. ``cap`` replaces :data:`MAX_MANIFEST_BYTES`."""
     limit = MAX_MANIFEST_BYTES if cap is None else cap
     if len(data) > limit:
-        raise ManifestError(f"AGENT.md is over the {limit:,}-byte cap (gasp.maxFileBytes)")
+        raise ManifestError(f"AGENT.md is over the {limit:,}-byte cap")
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
@@ -132,6 +132,9 @@ def _key_line(key: str) -> re.Pattern[str]:
     return re.compile(rf"^(\s*{quoted}\s*=\s*){_VALUE}(.*)$")
 
 
+_EXECUTOR = r"""(?:executor|"executor"|'executor')"""
+
+
 def _set_dotted(lines: list[str], values: Mapping[str, str], newline: str) -> str:
     """The top-level ``executor.<key> = ...`` lines (before the first table
     header) with ``values`` set; a missing key goes after the last of them.
@@ -141,7 +144,7 @@ def _set_dotted(lines: list[str], values: Mapping[str, str], newline: str) -> st
     cr = "\r" if newline == "\r\n" else ""
     for key, value in values.items():
         name = rf"(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')"
-        pattern = re.compile(rf"^(\s*executor\s*\.\s*{name}\s*=\s*){_VALUE}(.*)$")
+        pattern = re.compile(rf"^(\s*{_EXECUTOR}\s*\.\s*{name}\s*=\s*){_VALUE}(.*)$")
         done = False
         for i in range(top):
             bare = lines[i][:-1] if lines[i].endswith("\r") else lines[i]
@@ -152,7 +155,12 @@ def _set_dotted(lines: list[str], values: Mapping[str, str], newline: str) -> st
                 done = True
                 break
         if not done:
-            dotted = [i for i in range(top) if re.match(r"^\s*executor\s*\.", lines[i])]
+            dotted = [i for i in range(top) if re.match(rf"^\s*{_EXECUTOR}\s*\.", lines[i])]
+            if not dotted:  # no dotted line names it: an inline table
+                raise ValueError(
+                    "the executor table is an inline table (executor = {...}); "
+                    "it cannot be edited line by line"
+                )
             at = dotted[-1] + 1 if dotted else top
             lines.insert(at, f"executor.{key} = {toml_string(value)}{cr}")
             top += 1
@@ -260,6 +268,12 @@ class FoldInfo(NamedTuple):
     verified_by: str | None  # "fold of prefix" or "cache"
     snapshot_notes: tuple[str, ...]  # snapshots not used, and why
     resumed: ResumedRun | None = None  # the run a runtime opening this log resumes
+    complete: bool = True  # the whole log (--at named none, or its last event)
+
+    @property
+    def historical(self) -> bool:
+        """A fold that stops before the log's end: a view of the past."""
+        return self.at is not None and not self.complete
 
 
 class RestoreInputs(NamedTuple):
@@ -435,6 +449,7 @@ def build_report(inputs: RestoreInputs) -> dict[str, Any]:
             "snapshot_events": inputs.fold.seeded_events,
             "snapshot_verified_by": inputs.fold.verified_by,
             "snapshot_notes": list(inputs.fold.snapshot_notes),
+            "historical": inputs.fold.historical,
         },
         "graph": {
             "nodes": len(graph.nodes),
@@ -443,7 +458,7 @@ def build_report(inputs: RestoreInputs) -> dict[str, Any]:
         },
         "open_goals": _open_nodes(graph, "goal", CLOSED_GOAL),
         "open_tasks": _open_nodes(graph, "task", CLOSED_TASK),
-        "open_runs": _open_runs(graph, inputs.fold.resumed, inputs.fold.at is not None),
+        "open_runs": _open_runs(graph, inputs.fold.resumed, inputs.fold.historical),
         "stale_runs": _stale_runs(graph, inputs.fold.resumed),
         "last_run": (
             {"run_id": run.run_id, "outcome": run.outcome, "commit": run.commit, "goal": run.goal}
@@ -539,7 +554,8 @@ def report_text(report: Mapping[str, Any]) -> str:
             f"{'stale runs:':<17}{', '.join(r['id'] for r in report['stale_runs'])}"
             " (marked started, but no runtime resumes them)"
         )
-        lines.append(f"{'':<17}mark one finished with: {STALE_HINT}")
+        if not report["fold"].get("historical"):  # no advice to change the log, in the past
+            lines.append(f"{'':<17}mark one finished with: {STALE_HINT}")
     run = report["last_run"]
     lines.append(
         f"{'last run:':<17}"

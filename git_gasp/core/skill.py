@@ -109,7 +109,8 @@ def parse_frontmatter(data: bytes, cap: int | None = None) -> dict[str, Any]:
     ``cap`` replaces :data:`MAX_SKILL_BYTES` (``gasp.maxFileBytes``)."""
     limit = MAX_SKILL_BYTES if cap is None else cap
     if len(data) > limit:
-        raise SkillError(f"file is over the {limit:,}-byte cap (gasp.maxFileBytes)")
+        key = " (gasp.maxFileBytes)" if cap is not None else ""
+        raise SkillError(f"file is over the {limit:,}-byte cap{key}")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
