@@ -103,16 +103,16 @@ def file_cap(root: str) -> int | None:
     return cap
 
 
-def _over(rel: str, cap: int) -> GaspError:
-    return GaspError(
-        f"{rel} is over the {cap:,}-byte cap (refused)",
-        f"raise it if you trust the repository: git config --global {CAP_KEY} <bytes> "
-        f"(where it is set now: git config --show-origin {CAP_KEY})",
-        USAGE,
-    )
+def _over(rel: str, cap: int, configured: bool = True) -> GaspError:
+    hint = f"raise it if you trust the repository: git config --global {CAP_KEY} <bytes>"
+    if configured:
+        hint += f" (where it is set now: git config --show-origin {CAP_KEY})"
+    return GaspError(f"{rel} is over the {cap:,}-byte cap (refused)", hint, USAGE)
 
 
-def _read_capped(root: str, rel: str, cap: int, required: bool) -> bytes | None:
+def _read_capped(
+    root: str, rel: str, cap: int, required: bool, configured: bool = False
+) -> bytes | None:
     path = os.path.join(root, *rel.split("/"))
     if not os.path.lexists(path):
         if required:
@@ -130,12 +130,12 @@ def _read_capped(root: str, rel: str, cap: int, required: bool) -> bytes | None:
     except OSError as exc:
         raise GaspError(f"{rel}: cannot read: {os_error(exc)}", None, USAGE) from None
     if len(data) > cap:
-        raise _over(rel, cap)
+        raise _over(rel, cap, configured)
     return data
 
 
 def read_manifest(root: str, cap: int | None = None) -> tuple[Manifest, bytes]:
-    data = _read_capped(root, MANIFEST, cap or MAX_MANIFEST_BYTES, True)
+    data = _read_capped(root, MANIFEST, cap or MAX_MANIFEST_BYTES, True, cap is not None)
     assert data is not None
     try:
         return parse_manifest(data, cap), data
@@ -144,7 +144,7 @@ def read_manifest(root: str, cap: int | None = None) -> tuple[Manifest, bytes]:
 
 
 def read_config(root: str, cap: int | None = None) -> dict[str, Any]:
-    data = _read_capped(root, CONFIG, cap or MAX_CONFIG_BYTES, False)
+    data = _read_capped(root, CONFIG, cap or MAX_CONFIG_BYTES, False, cap is not None)
     if data is None:
         return {}
     try:
@@ -187,18 +187,20 @@ def verify_identity(
     from git_gasp.worktree import identity_files
 
     limit = MAX_IDENTITY_FILE_BYTES if cap is None else cap
-    try:
-        sizes = identity_files(root, sizes_only=True)
-    except OSError as exc:  # never read what could not be sized first (fail closed)
-        where = os.path.relpath(str(exc.filename), root) if exc.filename else "identity/"
-        return False, None, (f"cannot compute identity hash: {where}: {os_error(exc)}",)
-    for rel, size in sizes:
-        if int(size) > limit:
-            raise _over(rel, limit)
-
     present = os.path.isdir(os.path.join(root, "identity")) or os.path.isfile(
         os.path.join(root, "IDENTITY.md")
     )
+    try:
+        sizes = identity_files(root, sizes_only=True) if present else []
+    except OSError as exc:  # never read what could not be sized first (fail closed)
+        why = f"{exc.strerror} (os error {exc.errno})" if exc.errno else str(exc)
+        if exc.filename:
+            why = f"{os.path.relpath(str(exc.filename), root)}: {why}"
+        return False, None, (f"cannot compute identity hash: {why}",)
+    for rel, size in sizes:
+        if int(size) > limit:
+            raise _over(rel, limit, cap is not None)
+
     failures: list[str] = []
     notes: list[str] = []
     digest, error = None, None
@@ -236,7 +238,7 @@ def _readable(root: str, path: str) -> bool:
 
 
 def identity_texts(
-    root: str, locations: Sequence[str], cap: int | None = None
+    root: str, locations: Sequence[str], cap: int | None = None, cut: list[str] | None = None
 ) -> tuple[list[tuple[str, str]], bool]:
     """(path, text) of the identity files at ``locations``: inside the work
     tree and outside ``.git`` only, each file once (whatever symlinks name
@@ -265,10 +267,15 @@ def identity_texts(
             if len(out) >= MAX_IDENTITY_FILES or total >= MAX_IDENTITY_BYTES:
                 return out, True
             seen.add(real)
+            limit = min(cap or MAX_MANIFEST_BYTES, MAX_IDENTITY_BYTES - total)
             with open(path, "rb") as fh:
-                data = fh.read(min(cap or MAX_MANIFEST_BYTES, MAX_IDENTITY_BYTES - total))
-            total += len(data)
+                data = fh.read(limit + 1)
             rel_path = os.path.relpath(path, root).replace(os.sep, "/")
+            if len(data) > limit:  # the document takes its first bytes, and says so
+                data = data[:limit]
+                if cut is not None:
+                    cut.append(rel_path)
+            total += len(data)
             out.append((rel_path, data.decode("utf-8", "replace")))
     return out, False
 
@@ -520,7 +527,12 @@ def describe(
             FINDINGS,
         )
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
-    identity, capped = identity_texts(root, locations["identity"], cap)
+    cut: list[str] = []
+    identity, capped = identity_texts(root, locations["identity"], cap, cut)
+    warnings = [
+        *warnings,
+        *(f"{rel} is longer than --context takes: only its first bytes are in it" for rel in cut),
+    ]
     if capped:
         warnings = [
             *warnings,

@@ -63,8 +63,8 @@ def declared_skills(root: str, cap: int | None = None) -> list[Skill]:
     from git_gasp.core.locations import parse_locations
 
     try:
-        with open(os.path.join(root, "AGENT.md"), "rb") as fh:
-            text = fh.read(1 << 20).decode("utf-8", "replace")
+        with open(os.path.join(root, "AGENT.md"), "rb") as fh:  # within the cap restore uses
+            text = fh.read(cap or (1 << 20)).decode("utf-8", "replace")
     except OSError:
         text = ""
     locations, _ = parse_locations(text)

@@ -474,6 +474,11 @@ def test_set_executor_values_adds_missing_keys_and_tables() -> None:
         set_executor_values('executor = { model = "a" }\n', {"model": "b"})
     quoted = set_executor_values('"executor".model = "a"\n', {"model": "b"})
     assert quoted == '"executor".model = "b"\n'
+    # only a sub-table: a dotted key before it (no inline table to refuse)
+    sub = set_executor_values("[executor.extra]\nx = 1\n", {"model": "m"})
+    assert sub == 'executor.model = "m"\n[executor.extra]\nx = 1\n'
+    header = set_executor_values('["executor"]\nmodel = "a"\n', {"model": "b"})
+    assert header == '["executor"]\nmodel = "b"\n'
 
 
 def test_locations_table() -> None:
@@ -520,9 +525,35 @@ def test_locations_as_a_real_manifest_writes_them() -> None:
     assert locations["log"] == ("state/events.jsonl",) and warnings == []
 
 
+def test_identity_text_cut_for_the_context_is_said(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (source / "extra").mkdir()
+    (source / "extra" / "ID.md").write_text("z" * 3000 + "\n")
+    with open(source / "AGENT.md", "a") as fh:
+        fh.write("\n| Location | Path |\n|---|---|\n| Identity | identity, extra/ID.md |\n")
+    commit_all(source, "an identity location the hash does not cover")
+    git(source, "config", "gasp.maxFileBytes", "2k")
+    code, out, err = main(capsys, "status", "-C", str(source), "--json")
+    assert code == 0, err
+    warnings = json.loads(out)["warnings"]
+    assert "extra/ID.md is longer than --context takes: only its first bytes are in it" in warnings
+    # a missing identity keeps check 6's wording
+    git(source, "config", "--unset", "gasp.maxFileBytes")
+    git(source, "rm", "-q", "-r", "identity")
+    code, _, err = main(capsys, "status", "-C", str(source))
+    assert code == 1 and "no identity/ directory or IDENTITY.md" in err
+
+
 def test_a_code_span_in_prose_is_no_path() -> None:
-    text = "| event log | `state/events.jsonl` (format: see `docs/LOG.md`) |\n"
-    assert parse_locations(text)[0]["log"] == ("state/events.jsonl",)
+    for cell in (
+        "`state/events.jsonl` (format: see `docs/LOG.md`)",
+        "`state/events.jsonl` (see `docs/log.md`, and `README.md`)",
+        "`state/events.jsonl` (append-only, merge=union)",
+    ):
+        assert parse_locations(f"| event log | {cell} |\n")[0]["log"] == ("state/events.jsonl",)
+    two = "| facts | `a/facts.jsonl` (+ `b.jsonl`, `c.jsonl`) |\n"
+    assert parse_locations(two)[0]["facts"] == ("a/facts.jsonl", "b.jsonl", "c.jsonl")
 
 
 def test_identity_files_the_hash_does_not_cover_are_put_apart(

@@ -37,19 +37,21 @@ _CODE = re.compile(r"`([^`]+)`")
 
 
 _PLUS = re.compile(r"\(\s*\+([^)]*)\)")
+_ASIDE = re.compile(r"\([^)]*\)")
 
 
 def _paths_of(cell: str) -> list[str]:
     """The paths a cell names: its comma-separated parts, each the first
-    code span in it when it has one (prose after it, with other code spans,
-    is no path), plus the code spans of a ``(+ ...)`` group, as a real
-    manifest writes a second facts file: `` `memory/facts.jsonl` (+
-    `memory/social_facts.jsonl`) ``."""
+    code span in it when it has one, plus those of a ``(+ ...)`` group, as a
+    real manifest writes a second facts file: `` `memory/facts.jsonl` (+
+    `memory/social_facts.jsonl`) ``. Any other parenthesised text is prose,
+    commas and code spans in it included."""
+    extra = _PLUS.findall(cell)
     out: list[str] = []
-    for part in _PLUS.sub("", cell).split(","):
+    for part in _ASIDE.sub("", _PLUS.sub("", cell)).split(","):
         spans = _CODE.findall(part)
         out.append(spans[0] if spans else part)
-    for group in _PLUS.findall(cell):
+    for group in extra:
         out += _CODE.findall(group) or group.split(",")
     return out
 

@@ -156,7 +156,7 @@ def _set_dotted(lines: list[str], values: Mapping[str, str], newline: str) -> st
                 break
         if not done:
             dotted = [i for i in range(top) if re.match(rf"^\s*{_EXECUTOR}\s*\.", lines[i])]
-            if not dotted:  # no dotted line names it: an inline table
+            if any(re.match(rf"^\s*{_EXECUTOR}\s*=", lines[i]) for i in range(top)):
                 raise ValueError(
                     "the executor table is an inline table (executor = {...}); "
                     "it cannot be edited line by line"
@@ -213,7 +213,8 @@ def set_executor_values(text: str, values: Mapping[str, str]) -> str:
     start = end = None
     for i, line in enumerate(lines):
         match = _HEADER.match(line.rstrip("\r"))
-        if match and start is None and match.group(1).strip() == "executor":
+        named = match.group(1).strip() if match else ""
+        if match and start is None and named in ("executor", '"executor"', "'executor'"):
             start = i
         elif (match or line.lstrip().startswith("[")) and start is not None and end is None:
             end = i
