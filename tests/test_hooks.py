@@ -90,6 +90,13 @@ def commit(repo: Path, message: str = "change") -> None:
     git(repo, "commit", "-q", "--no-verify", "-m", message)
 
 
+def try_commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
+    """``git commit`` with the hooks installed: its result, whatever it is."""
+    return subprocess.run(
+        ["git", "-C", str(repo), "commit", "-q", "-m", message], capture_output=True, text=True
+    )
+
+
 def append(repo: Path, rel: str, data: str | bytes) -> None:
     with open(repo / rel, "ab") as fh:
         fh.write(data.encode() if isinstance(data, str) else data)
@@ -488,11 +495,7 @@ def test_an_agent_in_a_subdirectory_gets_a_warning(
     shutil.copy(work / "AGENT.md", nested / "AGENT.md")
     shutil.copy(work / LOG, nested / LOG)
     git(work, "add", "-A")
-    done = subprocess.run(
-        ["git", "-C", str(work), "commit", "-q", "-m", "a second agent"],
-        capture_output=True,
-        text=True,
-    )
+    done = try_commit(work, "a second agent")
     assert done.returncode == 0, done.stderr
     assert "agents/bot/ looks like an agent in a subdirectory" in done.stderr
 
@@ -511,19 +514,11 @@ def test_a_facts_file_a_manifest_names_is_append_only_in_its_own_format(
     commit(work, "the social facts, declared")
     append(work, "memory/social_facts.jsonl", '{"type": "social", "day": 2}\n')
     git(work, "add", "-A")
-    done = subprocess.run(
-        ["git", "-C", str(work), "commit", "-q", "-m", "a social fact"],
-        capture_output=True,
-        text=True,
-    )
+    done = try_commit(work, "a social fact")
     assert done.returncode == 0, done.stderr
     (work / "memory" / "social_facts.jsonl").write_text('{"type": "social", "day": 9}\n')
     git(work, "add", "-A")
-    refused = subprocess.run(
-        ["git", "-C", str(work), "commit", "-q", "-m", "rewrite it"],
-        capture_output=True,
-        text=True,
-    )
+    refused = try_commit(work, "rewrite it")
     assert refused.returncode != 0 and "memory/social_facts.jsonl" in refused.stderr
 
 
@@ -613,11 +608,7 @@ def test_a_skill_renamed_is_one_skill_change(
     md = work / "skills" / "retry" / "SKILL.md"
     md.write_text(md.read_text().replace("name: retry-step\n", "name: retry\n") + "More.\n")
     git(work, "add", "-A")
-    refused = subprocess.run(
-        ["git", "-C", str(work), "commit", "-q", "-m", "rename and edit"],
-        capture_output=True,
-        text=True,
-    )
+    refused = try_commit(work, "rename and edit")
     assert refused.returncode != 0
     assert "2 skills change in one commit (retry, retry-step)" in refused.stderr
     git(work, "commit", "-q", "--no-verify", "-m", "rename and edit")
