@@ -157,7 +157,8 @@ def rebind_executor(root: str, values: dict[str, str]) -> list[str]:
     """Set ``[executor]`` values in the config by a textual edit; returns the keys changed."""
     if not values:
         return []
-    data = _read_capped(root, CONFIG, file_cap(root) or MAX_CONFIG_BYTES, False) or b""
+    cap = file_cap(root)
+    data = _read_capped(root, CONFIG, cap or MAX_CONFIG_BYTES, False, cap is not None) or b""
     try:
         text = data.decode("utf-8")
         current = parse_toml(text).get("executor")

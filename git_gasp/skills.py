@@ -61,12 +61,22 @@ def declared_skills(root: str, cap: int | None = None) -> list[Skill]:
     """Every skill under each skills location ``AGENT.md``'s Locations table
     declares (``skills/`` when it declares none), as restore reads them."""
     from git_gasp.core.locations import parse_locations
+    from git_gasp.core.manifest import MAX_MANIFEST_BYTES
+    from git_gasp.errors import USAGE, GaspError
 
+    limit = cap or MAX_MANIFEST_BYTES
     try:
         with open(os.path.join(root, "AGENT.md"), "rb") as fh:  # within the cap restore uses
-            text = fh.read(cap or (1 << 20)).decode("utf-8", "replace")
+            data = fh.read(limit + 1)
     except OSError:
-        text = ""
+        data = b""
+    if len(data) > limit:  # a table past the cap is never half read: refused, as restore does
+        raise GaspError(
+            f"AGENT.md is over the {limit:,}-byte cap (refused)",
+            "raise it if you trust the repository: git config --global gasp.maxFileBytes <bytes>",
+            USAGE,
+        )
+    text = data.decode("utf-8", "replace")
     locations, _ = parse_locations(text)
     out: list[Skill] = []
     for rel in locations["skills"]:

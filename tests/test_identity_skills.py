@@ -330,6 +330,10 @@ def test_skill_list_and_check_take_the_configured_cap(
     git(tmp_path / "a", "config", "gasp.maxFileBytes", "1m")
     code, out, _ = run(capsys, "skill", "check", "-C", str(tmp_path / "a"))
     assert code == 0, out
+    # an AGENT.md over the cap is refused, as restore refuses it: never half read
+    git(tmp_path / "a", "config", "gasp.maxFileBytes", "100")
+    code, _, err = run(capsys, "skill", "list", "-C", str(tmp_path / "a"))
+    assert code == 2 and "AGENT.md is over the 100-byte cap" in err
 
 
 def test_skill_list_and_check_read_the_skills_locations(

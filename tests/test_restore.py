@@ -479,6 +479,13 @@ def test_set_executor_values_adds_missing_keys_and_tables() -> None:
     assert sub == 'executor.model = "m"\n[executor.extra]\nx = 1\n'
     header = set_executor_values('["executor"]\nmodel = "a"\n', {"model": "b"})
     assert header == '["executor"]\nmodel = "b"\n'
+    with pytest.raises(ValueError, match="array of tables"):
+        set_executor_values('[[executor]]\nmodel = "m"\n', {"model": "b"})
+    # an array of tables ends the top level; an array value does not end the table
+    dotted = set_executor_values('executor.p = "p"\n[[o]]\nexecutor.model = "z"\n', {"model": "n"})
+    assert dotted == 'executor.p = "p"\nexecutor.model = "n"\n[[o]]\nexecutor.model = "z"\n'
+    nested = set_executor_values('[executor]\nargs = [\n  ["a"],\n]\nmodel = "m"\n', {"model": "n"})
+    assert nested == '[executor]\nargs = [\n  ["a"],\n]\nmodel = "n"\n'
 
 
 def test_locations_table() -> None:
@@ -554,6 +561,18 @@ def test_a_code_span_in_prose_is_no_path() -> None:
         assert parse_locations(f"| event log | {cell} |\n")[0]["log"] == ("state/events.jsonl",)
     two = "| facts | `a/facts.jsonl` (+ `b.jsonl`, `c.jsonl`) |\n"
     assert parse_locations(two)[0]["facts"] == ("a/facts.jsonl", "b.jsonl", "c.jsonl")
+    cells = {  # a code span is whole, parentheses in it included; nesting is prose
+        "`memory/facts(v2).jsonl`": ("memory/facts(v2).jsonl",),
+        "`a(1).jsonl`, `b`": ("a(1).jsonl", "b"),
+        "`m/f.jsonl` (+ `m/f(v2).jsonl`)": ("m/f.jsonl", "m/f(v2).jsonl"),
+        "`a` (see (nested) here, `x`)": ("a",),
+        "`a` (+ `b` (old, `c`))": ("a", "b"),
+        "`a` (see `b` (+ `c`))": ("a",),
+        "`a` (unclosed, `b`": ("a",),
+        "m/a.md (+ m/b.md, m/c.md)": ("m/a.md", "m/b.md", "m/c.md"),
+    }
+    for cell, paths in cells.items():
+        assert parse_locations(f"| facts | {cell} |\n")[0]["facts"] == paths, cell
 
 
 def test_identity_files_the_hash_does_not_cover_are_put_apart(

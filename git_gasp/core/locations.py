@@ -3,8 +3,6 @@ identity, skills, facts, active memory and journal (defaults otherwise)."""
 
 from __future__ import annotations
 
-import re
-
 #: Location names a Locations table may set, with their defaults.
 DEFAULT_LOCATIONS: dict[str, tuple[str, ...]] = {
     "log": ("state/events.jsonl",),
@@ -33,27 +31,56 @@ def _cell(text: str) -> str:
     return text.strip().strip("*_`").strip()
 
 
-_CODE = re.compile(r"`([^`]+)`")
-
-
-_PLUS = re.compile(r"\(\s*\+([^)]*)\)")
-_ASIDE = re.compile(r"\([^)]*\)")
-
-
 def _paths_of(cell: str) -> list[str]:
-    """The paths a cell names: its comma-separated parts, each the first
-    code span in it when it has one, plus those of a ``(+ ...)`` group, as a
-    real manifest writes a second facts file: `` `memory/facts.jsonl` (+
-    `memory/social_facts.jsonl`) ``. Any other parenthesised text is prose,
-    commas and code spans in it included."""
-    extra = _PLUS.findall(cell)
-    out: list[str] = []
-    for part in _ASIDE.sub("", _PLUS.sub("", cell)).split(","):
-        spans = _CODE.findall(part)
-        out.append(spans[0] if spans else part)
-    for group in extra:
-        out += _CODE.findall(group) or group.split(",")
-    return out
+    """The paths a cell names, read left to right: its comma-separated parts
+    (outside parentheses), each the first code span in it when it has one;
+    plus the code spans of a ``(+ ...)`` group, as a real manifest writes a
+    second facts file: `` `memory/facts.jsonl` (+ `memory/social_facts.jsonl`) ``.
+    Any other parenthesised text is prose, commas and code spans in it
+    included, however deeply nested; a code span is taken whole, parentheses
+    in it included; an unclosed ``(`` runs to the end of the cell."""
+    parts: list[list[str]] = [[]]  # per part: its text (depth 0) ...
+    spans: list[list[str]] = [[]]  # ... and its code spans (depth 0)
+    extra: list[str] = []  # code spans of (+ ...) groups
+    depth = 0
+    plus = False  # inside a (+ ...) group (its depth-1 text)
+    group: list[str] = []  # a (+ ...) group's depth-1 text, for one without code spans
+    group_spans = 0
+    i = 0
+    while i < len(cell):
+        c = cell[i]
+        if c == "`":
+            close = cell.find("`", i + 1)
+            if close < 0:  # no closing backtick: plain text
+                close = len(cell)
+            span = cell[i + 1 : close]
+            if depth == 0:
+                spans[-1].append(span)
+                parts[-1].append(span)
+            elif depth == 1 and plus:
+                extra.append(span)
+                group_spans += 1
+            i = close + 1
+            continue
+        if c == "(":
+            depth += 1
+            if depth == 1:
+                plus = cell[i + 1 :].lstrip().startswith("+")
+                group, group_spans = [], 0
+        elif c == ")" and depth > 0:
+            depth -= 1
+            if depth == 0 and plus and not group_spans:  # (+ a, b): plain paths
+                extra += "".join(group).strip().removeprefix("+").split(",")
+        elif depth == 1 and plus:
+            group.append(c)
+        elif c == "," and depth == 0:
+            parts.append([])
+            spans.append([])
+        elif depth == 0:
+            parts[-1].append(c)
+        i += 1
+    out = [found[0] if found else "".join(text) for text, found in zip(parts, spans, strict=True)]
+    return out + extra
 
 
 #: Paths one location may name; the rest are ignored with a warning.

@@ -133,6 +133,7 @@ def _key_line(key: str) -> re.Pattern[str]:
 
 
 _EXECUTOR = r"""(?:executor|"executor"|'executor')"""
+_TABLES = re.compile(r"^\s*\[\[")  # an array-of-tables header ends a table too
 
 
 def _set_dotted(lines: list[str], values: Mapping[str, str], newline: str) -> str:
@@ -140,7 +141,10 @@ def _set_dotted(lines: list[str], values: Mapping[str, str], newline: str) -> st
     header) with ``values`` set; a missing key goes after the last of them.
     An inline table (``executor = {...}``) is no such line: the caller's
     check then refuses the edit."""
-    top = next((i for i, ln in enumerate(lines) if _HEADER.match(ln.rstrip("\r"))), len(lines))
+    top = next(
+        (i for i, ln in enumerate(lines) if _HEADER.match(ln.rstrip("\r")) or _TABLES.match(ln)),
+        len(lines),
+    )
     cr = "\r" if newline == "\r\n" else ""
     for key, value in values.items():
         name = rf"(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')"
@@ -208,6 +212,8 @@ def set_executor_values(text: str, values: Mapping[str, str]) -> str:
     if not values:
         return text
     before = parse_toml(text)
+    if isinstance(before.get("executor"), list):
+        raise ValueError("executor is an array of tables ([[executor]]); edit it by hand")
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.split("\n")
     start = end = None
@@ -216,7 +222,7 @@ def set_executor_values(text: str, values: Mapping[str, str]) -> str:
         named = match.group(1).strip() if match else ""
         if match and start is None and named in ("executor", '"executor"', "'executor'"):
             start = i
-        elif (match or line.lstrip().startswith("[")) and start is not None and end is None:
+        elif (match or _TABLES.match(line)) and start is not None and end is None:
             end = i
     if start is None and isinstance(before.get("executor"), dict):
         # dotted keys at the top (``executor.model = "m"``): edited as such
