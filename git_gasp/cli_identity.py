@@ -75,8 +75,7 @@ def skill() -> None:
 @JSON
 def skill_list(repo: str | None, as_json: bool) -> int:
     """List every skill: name, description, path and whether it is valid."""
-    from git_gasp.restoring import file_cap
-    from git_gasp.skills import declared_skills
+    from git_gasp.restoring import declared_skills, file_cap
 
     root = _agent_root(repo)
     skills = declared_skills(root, file_cap(root))
@@ -95,8 +94,7 @@ def skill_list(repo: str | None, as_json: bool) -> int:
 @JSON
 def skill_check(repo: str | None, as_json: bool) -> int:
     """Check every skill's SKILL.md (each skills location); exit 1 if any is invalid."""
-    from git_gasp.restoring import file_cap
-    from git_gasp.skills import declared_skills
+    from git_gasp.restoring import declared_skills, file_cap
 
     root = _agent_root(repo)
     skills = declared_skills(root, file_cap(root))

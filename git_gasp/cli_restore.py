@@ -61,7 +61,11 @@ def restore(
     from git_gasp.restoring import restore as do_restore
 
     if context is not None:
-        _check_context(context, url, directory)  # before the clone, not after it
+        from git_gasp.outfile import check_target_in_clone
+        from git_gasp.restoring import default_directory
+
+        # before the clone, not after it
+        check_target_in_clone(context, directory or default_directory(url))
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
     restored = do_restore(url, directory, at, executor, verify_snapshot)
     try:
@@ -70,26 +74,6 @@ def restore(
         exc.hint = f"{exc.hint}; the agent is restored in {restored.root}"
         raise
     return OK
-
-
-def _check_context(context: str, url: str, directory: str | None) -> None:
-    """The --context file, judged before the clone: a path inside the clone
-    to be is judged by its name (an agent's own names are refused; what git
-    tracks there is judged once the clone exists), any other path whole."""
-    import os
-
-    from git_gasp.outfile import OWN, check_target, refused
-    from git_gasp.restoring import default_directory
-    from git_gasp.worktree import inside
-
-    dest = os.path.abspath(directory or default_directory(url))
-    target = os.path.abspath(context)
-    if target != dest and inside(dest, target):
-        rel = os.path.relpath(target, dest).replace(os.sep, "/")
-        if rel.split("/", 1)[0].casefold() in OWN:
-            raise refused(context, f"the restored agent's own {rel}")
-        return
-    check_target(context, None)
 
 
 @click.command()

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -40,7 +39,6 @@ from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.output import visible
 
 ZERO = frozenset({"0" * 40, "0" * 64})
-_NOTE_PATH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 NOTES_REF = "refs/notes/agent-sessions"
 RULES_HINT = "git-gasp-hooks(1) lists the rules"
 AUDIT_LOG = "audit.log"
@@ -521,13 +519,13 @@ def note_findings(repo: str, steps: Sequence[Step], messages: bool = True) -> li
     ``messages``, each commit object must hold no content either
     (:func:`git_gasp.core.notes.check_notes_commit`). ``git gasp notes
     sync`` checks its push with this too."""
-    from git_gasp.core.notes import check_note
+    from git_gasp.core.notes import check_note, is_note_path
 
     out: list[Judged] = []
     specs: list[str] = []
     for step in steps:
         for path in sorted(step.paths):
-            if _NOTE_PATH.fullmatch(path.replace("/", "")):
+            if is_note_path(path):
                 specs.append(f"{step.name}:{path}")
             else:  # never looked up: a stray's name may hold anything, a newline too
                 out.append(Judged(step.name, stray_finding(path)))
@@ -564,12 +562,14 @@ def _odd_entries(repo: str, commit: str, paths: Sequence[str]) -> list[Finding]:
     every clone's sync. A path the commit removed is no finding."""
     if not commit:
         return []
+    from git_gasp.core.notes import NOTE_FILE_MODES
+
     out = gitrepo.run(repo, ["ls-tree", "-z", commit, "--", *paths])
     found = []
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         meta, _, path = item.partition("\t")
         mode = meta.split(" ", 1)[0]
-        if path and mode not in ("100644", "100755"):
+        if path and mode not in NOTE_FILE_MODES:
             message = f"{path} is a {mode} entry, not a note file"
             found.append(Finding(NOTES_REF, None, "notes", message, _NOT_A_NOTE))
     return found

@@ -100,11 +100,11 @@ def _really_squashed(repo: str, commits: Sequence[str]) -> tuple[str, ...]:
     ]
     if not listed:
         return ()
-    parents = gitrepo.run(repo, ["rev-list", "--no-walk", "--parents", "HEAD"]).split()[1:]
+    ((_, parents),) = gitrepo.commit_walk(repo, ["--no-walk", "HEAD"])
     if not parents:
         return tuple(listed)
     args = ["rev-list", "--stdin"]
-    payload = "".join(f"{c}\n" for c in listed) + "".join(f"^{p.decode()}\n" for p in parents)
+    payload = "".join(f"{c}\n" for c in listed) + "".join(f"^{p}\n" for p in parents)
     outside = set(gitrepo.run(repo, args, stdin=payload.encode()).decode().split())
     return tuple(c for c in listed if c in outside)
 

@@ -18,6 +18,7 @@ from typing import Literal, NamedTuple
 
 from git_gasp import gitrepo
 from git_gasp.changes import Judged
+from git_gasp.core.notes import NOTE_FILE_MODES, is_note_path
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.sessionnotes import NOTES_REF, require_identity, tracking_ref
 
@@ -308,10 +309,8 @@ def _refused_notes(
     """The refusal of notes the remote would refuse: how many, the first
     problem, and how to undo the local change to that note (the remote's own
     version restored, or the note removed when the remote has none)."""
-    from git_gasp.hooking import _NOTE_PATH
-
     finding = found[0].finding
-    strays = sorted(p for p in paths if not _NOTE_PATH.fullmatch(p.replace("/", "")))
+    strays = sorted(p for p in paths if not is_note_path(p))
     if strays:
         return _refused_strays(strays)
     named = _NOTE_FOR.match(finding.message)
@@ -355,23 +354,21 @@ def drop_strays(repo: str) -> list[str]:
     """Remove from the local notes ref every file that is not a note (one
     commit on top, through a temporary index; names go to git on stdin, so
     any name works); the names removed."""
-    from git_gasp.hooking import _NOTE_PATH
-
     if _merging(repo):  # the merge would no longer find the ref it started from
         raise GaspError(
             f"a notes merge into {NOTES_REF} is in progress",
             "finish it first: git notes --ref agent-sessions merge --commit (or --abort)",
         )
-    if gitrepo.resolve(repo, NOTES_REF) is None:
+    tip = gitrepo.resolve(repo, NOTES_REF)
+    if tip is None:
         return []
-    out = gitrepo.run(repo, ["ls-tree", "-r", "-z", NOTES_REF])
+    out = gitrepo.run(repo, ["ls-tree", "-r", "-z", tip])
     strays = []
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         meta, _, name = item.partition("\t")
         if not name:
             continue
-        regular = meta.split(" ", 1)[0] in ("100644", "100755")
-        if not regular or not _NOTE_PATH.fullmatch(name.replace("/", "")):
+        if meta.split(" ", 1)[0] not in NOTE_FILE_MODES or not is_note_path(name):
             strays.append(name)  # a gitlink at a note's path is no note either
     if not strays:
         return []
@@ -379,7 +376,7 @@ def drop_strays(repo: str) -> list[str]:
     index = os.path.join(gitrepo.repo_info(repo).git_dir, "gasp-notes-strays.idx")
     env = {"GIT_INDEX_FILE": index}
     try:
-        gitrepo.run(repo, ["read-tree", NOTES_REF], env=env)
+        gitrepo.run(repo, ["read-tree", tip], env=env)
         payload = b"".join(n.encode("utf-8", "surrogateescape") + b"\0" for n in strays)
         gitrepo.run(
             repo, ["update-index", "-z", "--force-remove", "--stdin"], stdin=payload, env=env
@@ -388,7 +385,6 @@ def drop_strays(repo: str) -> list[str]:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(index)
-    tip = gitrepo.resolve(repo, NOTES_REF) or ""
     n = len(strays)
     what = "files that are not notes" if n != 1 else "file that is not a note"
     message = f"gasp: drop {n} {what}"

@@ -52,7 +52,7 @@ _DESCRIPTOR = re.compile(r"/(?:dev|proc/self)/fd/(\d+)")
 _STANDARD = {"/dev/stdout": 1, "/dev/stderr": 2}
 
 
-def refused(path: str, what: str) -> GaspError:
+def _refused(path: str, what: str) -> GaspError:
     return GaspError(
         f"{path}: is {what}; not overwritten",
         "write it outside the repository's files (a new file, or a path outside it)",
@@ -88,17 +88,31 @@ def check_target(path: str, root: str | None) -> None:
     if os.path.isdir(real):
         raise GaspError(f"{path}: is a directory", "name a file in it", USAGE)
     if any(part.casefold() == ".git" for part in real.split(os.sep)):
-        raise refused(path, "inside a git directory")
+        raise _refused(path, "inside a git directory")
     if root is not None:
         _own_name(path, real, os.path.realpath(root), "the agent's own")
     _in_repository(path, real, parent)
+
+
+def check_target_in_clone(path: str, dest: str) -> None:
+    """:func:`check_target` for a restore, before the clone into ``dest``
+    exists: a path inside the clone to be is judged by its name (an agent's
+    own names are refused; what git tracks there is judged when it is
+    written), any other path whole."""
+    target, top = os.path.abspath(path), os.path.abspath(dest)
+    if target != top and inside(top, target):
+        rel = os.path.relpath(target, top).replace(os.sep, "/")
+        if rel.split("/", 1)[0].casefold() in OWN:
+            raise _refused(path, f"the restored agent's own {rel}")
+        return
+    check_target(path, None)
 
 
 def _own_name(path: str, real: str, top: str, whose: str) -> None:
     if real != top and inside(top, real):
         rel = os.path.relpath(real, top).replace(os.sep, "/")
         if rel.split("/", 1)[0].casefold() in OWN:
-            raise refused(path, f"{whose} {rel}")
+            raise _refused(path, f"{whose} {rel}")
 
 
 def _in_repository(path: str, real: str, parent: str) -> None:
@@ -124,11 +138,11 @@ def _in_repository(path: str, real: str, parent: str) -> None:
             )
         lines = done.out.decode("utf-8", "surrogateescape").splitlines()
         if len(lines) < 3:
-            raise refused(path, "in a repository git describes oddly")
+            raise _refused(path, "in a repository git describes oddly")
         top = os.path.realpath(lines[0])
         for git_dir in (lines[1], os.path.join(directory, lines[2])):
             if inside(os.path.realpath(git_dir), real):
-                raise refused(path, "inside a git directory")
+                raise _refused(path, "inside a git directory")
         _own_name(path, real, top, "an agent's own")
         if os.path.lexists(real) and inside(top, real):
             rel = os.path.relpath(real, top).replace(os.sep, "/")
@@ -142,7 +156,7 @@ def _in_repository(path: str, real: str, parent: str) -> None:
                     USAGE,
                 )
             if listed.out.strip(b"\0"):
-                raise refused(path, f"a file git tracks ({rel})")
+                raise _refused(path, f"a file git tracks ({rel})")
         outer = os.path.dirname(top)
         if outer == top:
             return

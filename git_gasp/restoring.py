@@ -194,7 +194,7 @@ def verify_identity(
     try:
         sizes = identity_files(root, sizes_only=True) if present else []
     except OSError as exc:  # never read what could not be sized first (fail closed)
-        why = f"{exc.strerror} (os error {exc.errno})" if exc.errno else str(exc)
+        why = os_error(exc)
         if exc.filename:
             why = f"{os.path.relpath(str(exc.filename), root)}: {why}"
         return False, None, (f"cannot compute identity hash: {why}",)
@@ -268,20 +268,40 @@ def identity_texts(
             if len(out) >= MAX_IDENTITY_FILES or total >= MAX_IDENTITY_BYTES:
                 return out, True
             seen.add(real)
-            limit = min(cap or MAX_MANIFEST_BYTES, MAX_IDENTITY_BYTES - total)
-            with open(path, "rb") as fh:
-                data = fh.read(limit + 1)
+            data, whole = _head(path, min(cap or MAX_MANIFEST_BYTES, MAX_IDENTITY_BYTES - total))
             rel_path = os.path.relpath(path, root).replace(os.sep, "/")
-            if len(data) > limit:  # the document takes its first bytes, and says so
-                data = data[:limit]
-                if cut is not None:
-                    cut.append(rel_path)
+            if not whole and cut is not None:  # the document takes its first bytes, and says so
+                cut.append(rel_path)
             total += len(data)
             out.append((rel_path, data.decode("utf-8", "replace")))
     return out, False
 
 
+def _head(path: str, limit: int) -> tuple[bytes, bool]:
+    """The first ``limit`` bytes of ``path``, and whether that is all of it."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    return data[:limit], len(data) <= limit
+
+
 # -- skills -----------------------------------------------------------------------
+
+
+def _skills_at(root: str, rels: Sequence[str], cap: int | None) -> list[Skill]:
+    """Every skill under each of the skills locations ``rels``."""
+    out: list[Skill] = []
+    for rel in rels:
+        out += read_skills(root, rel, cap)
+    return out
+
+
+def declared_skills(root: str, cap: int | None = None) -> list[Skill]:
+    """Every skill under each skills location ``AGENT.md``'s Locations table
+    declares (``skills/`` when it declares none), read as restore reads them:
+    an AGENT.md over the cap is refused, never half read."""
+    data = _read_capped(root, MANIFEST, cap or MAX_MANIFEST_BYTES, False, cap is not None)
+    locations, _ = parse_locations((data or b"").decode("utf-8", "replace"))
+    return _skills_at(root, locations["skills"], cap)
 
 
 # -- the fold, seeded by a verified snapshot ---------------------------------------
@@ -553,9 +573,7 @@ def describe(
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
     changed = rebind_executor(root, dict(executor or {}))
     config = read_config(root, cap)
-    skills: list[Skill] = []
-    for rel in locations["skills"]:
-        skills += read_skills(root, rel, cap)
+    skills = _skills_at(root, locations["skills"], cap)
     runs = _runs(root)
     if info.historical:  # the runs finished by then: their run.finished was folded
         graph = folder.graph()
@@ -584,13 +602,12 @@ def describe(
     memory_path = os.path.join(root, *memory_rel.split("/"))
     if os.path.isfile(memory_path) and _readable(root, memory_path):
         limit = cap or MAX_MANIFEST_BYTES
-        with open(memory_path, "rb") as fh:
-            data = fh.read(limit + 1)
-        if len(data) > limit:  # a projection: cut, and said so
+        data, whole = _head(memory_path, limit)
+        if not whole:  # a projection: cut, and said so
             report["warnings"].append(
                 f"{memory_rel} is over the {limit:,}-byte cap: --context takes its first bytes"
             )
-        memory = data[:limit].decode("utf-8", "replace")
+        memory = data.decode("utf-8", "replace")
     text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(unhashed))
     return Restored(report, text, root)
 

@@ -55,30 +55,3 @@ def read_skills(root: str, rel: str = SKILLS_DIR, cap: int | None = None) -> lis
             skill if rel == SKILLS_DIR else skill._replace(path=f"{rel}/{name}/{SKILL_FILE}")
         )
     return out
-
-
-def declared_skills(root: str, cap: int | None = None) -> list[Skill]:
-    """Every skill under each skills location ``AGENT.md``'s Locations table
-    declares (``skills/`` when it declares none), as restore reads them."""
-    from git_gasp.core.locations import parse_locations
-    from git_gasp.core.manifest import MAX_MANIFEST_BYTES
-    from git_gasp.errors import USAGE, GaspError
-
-    limit = cap or MAX_MANIFEST_BYTES
-    try:
-        with open(os.path.join(root, "AGENT.md"), "rb") as fh:  # within the cap restore uses
-            data = fh.read(limit + 1)
-    except OSError:
-        data = b""
-    if len(data) > limit:  # a table past the cap is never half read: refused, as restore does
-        raise GaspError(
-            f"AGENT.md is over the {limit:,}-byte cap (refused)",
-            "raise it if you trust the repository: git config --global gasp.maxFileBytes <bytes>",
-            USAGE,
-        )
-    text = data.decode("utf-8", "replace")
-    locations, _ = parse_locations(text)
-    out: list[Skill] = []
-    for rel in locations["skills"]:
-        out += read_skills(root, rel, cap)
-    return out

@@ -74,6 +74,18 @@ MAX_STRING = 256
 VERSION = 1
 NOTES_REF = "refs/notes/agent-sessions"
 
+#: a note's path in the notes tree: the annotated commit's id, maybe fanned
+#: out into directories (``ab/cdef...``)
+_NOTE_PATH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+#: the tree-entry modes of a file: a note is one (not a gitlink, tree or link)
+NOTE_FILE_MODES = frozenset({"100644", "100755"})
+
+
+def is_note_path(path: str) -> bool:
+    """Whether ``path`` in the notes tree names a note (a commit id, fan-out allowed)."""
+    return _NOTE_PATH.fullmatch(path.replace("/", "")) is not None
+
+
 Kind = Literal["session", "transcript", "run"]
 KINDS: tuple[str, ...] = get_args(Kind)
 FIELDS = ("v", "session", "kind", "digest", "bytes", "run", "events", "log", "path")
