@@ -80,7 +80,7 @@ SKILL_MD = (
     "Persist the retry counter before each attempt; never reset it on timeout.\n"
 )
 # what `git gasp init` writes: the local control plane is never committed
-# (git_gasp.runmarker.LOCAL_PATHS), and the append-only logs merge by union
+# (git_gasp.store.runmarker.LOCAL_PATHS), and the append-only logs merge by union
 GITIGNORE = ".agent/lease\n.agent/HEAD\n.agent/RUN\n.agent/worker\n.agent/lease.*\n.tmp-*\n"
 GITATTRIBUTES = "*.jsonl merge=union\n"
 JOURNAL_HEADER = (

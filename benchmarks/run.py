@@ -594,7 +594,7 @@ def bench_record(
     batch (the domain event + its ``state.ops_applied`` pair) appended under
     the lock and fsynced. Alternating rounds with ``os.fsync`` real and
     patched to a no-op (informational: not durable)."""
-    from git_gasp.agent import Agent
+    from git_gasp.agent.api import Agent
 
     load, psi = os.getloadavg()[0], io_pressure()
     clone = clone_repo(repo, work / f"record-{os.getpid()}")
@@ -721,7 +721,13 @@ def bench_record(
 _CLOSE_PHASES_SCRIPT = r"""
 import json, sys, time
 T0 = time.perf_counter()
-from git_gasp import agent, cli, gitrepo, lease, projecting, runs, seeding
+from git_gasp.agent import api as agent
+from git_gasp.cli import root as cli
+from git_gasp import git as gitrepo
+from git_gasp.store import lease
+from git_gasp.agent import projecting
+from git_gasp.agent import runs
+from git_gasp.store import seeding
 T1 = time.perf_counter()
 stats = {}
 
@@ -769,7 +775,7 @@ print(json.dumps({"code": code, "imports": T1 - T0, "main": T2 - T1, "phases": s
 
 _CLOSE_PROFILE_SCRIPT = r"""
 import cProfile, sys
-from git_gasp import cli
+from git_gasp.cli import root as cli
 cProfile.run("cli.main(['run', 'close', '--outcome', sys.argv[2]])", sys.argv[1])
 """
 
@@ -808,7 +814,7 @@ def write_cadence_snapshots(root: Path) -> list[str]:
     """Snapshots where ``git gasp run close`` would have taken them while the
     history was written (every ``[gasp] snapshot_every`` events, at the end of
     the run that crosses the mark), committed with ordinary ``git commit``."""
-    from git_gasp import projecting
+    from git_gasp.agent import projecting
     from git_gasp.core.log import parse_log
 
     every = projecting.snapshot_every(str(root))
@@ -829,7 +835,7 @@ def write_cadence_snapshots(root: Path) -> list[str]:
 def setup_round(clone: Path, env: dict[str, str], label: str) -> None:
     """Not timed: ``git gasp run start``, then an observation and a tool call
     through the Python API (2 batches, 4 events)."""
-    from git_gasp.agent import Agent
+    from git_gasp.agent.api import Agent
 
     proc = subprocess.run(
         ["git", "gasp", "run", "start", "--task", f"benchmark {label}"],
@@ -983,9 +989,9 @@ def close_histories(
 def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict[str, Any]]:
     """Row g: `git gasp restore` from a local bare remote of the 600-commit history,
     with a snapshot at 90 % of the log; g': the fold part, seeded vs full."""
+    from git_gasp.agent.projecting import write_snapshot
     from git_gasp.core.log import parse_log
-    from git_gasp.projecting import write_snapshot
-    from git_gasp.restoring import fold_log
+    from git_gasp.restore.restoring import fold_log
 
     source = work / f"restore-src-{os.getpid()}"
     bare = work / f"restore-bare-{os.getpid()}.git"
@@ -1055,7 +1061,7 @@ def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict
         # caches, and every page of its memory faulted in anew
         probe = (
             "import sys, time\n"
-            "from git_gasp.restoring import fold_log\n"
+            "from git_gasp.restore.restoring import fold_log\n"
             "t = time.perf_counter()\n"
             "fold_log(sys.argv[1], 'state/events.jsonl', None)\n"
             "print(time.perf_counter() - t)\n"
@@ -1507,7 +1513,7 @@ def report_close(f: dict[str, Any]) -> list[str]:
     sp, bp = s["phases"], big["phases"]
     lines = [
         ("python start-up + exit", sp["startup"], bp["startup"], 0, 0, 0),
-        ("imports (git_gasp.cli, click, ...)", sp["imports"], bp["imports"], 0, 0, 0),
+        ("imports (git_gasp.cli.root, click, ...)", sp["imports"], bp["imports"], 0, 0, 0),
     ]
     subcommands = sorted(
         {k for k in [*sp["phases"], *bp["phases"]] if k.startswith("git ")},

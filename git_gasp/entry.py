@@ -1,6 +1,6 @@
 """The ``git-gasp`` script's entry point.
 
-The command line itself is :func:`git_gasp.cli.main`; this module only makes
+The command line itself is :func:`git_gasp.cli.root.main`; this module only makes
 an interrupt during start-up (Ctrl-C while Python imports the command line,
 before its error handler runs) end quietly with exit 130, as an interrupt
 later does, instead of with a traceback.
@@ -21,7 +21,7 @@ def main() -> int:
         blocked = None
     try:
         try:
-            from git_gasp.cli import main as command_line
+            from git_gasp.cli.root import main as command_line
         finally:
             if blocked is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)

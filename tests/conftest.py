@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp.fixture import fixture_files
+from git_gasp.agent.fixture import fixture_files
 
 HERMETIC = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -90,7 +90,7 @@ def write_lines(repo: Path, lines: list[str]) -> None:
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """``git gasp ARGV`` in this process: exit code, stdout, stderr (never a traceback)."""
-    from git_gasp import cli
+    from git_gasp.cli import root as cli
 
     code = cli.main(list(argv))
     out, err = capsys.readouterr()

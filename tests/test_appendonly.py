@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp import gitrepo
-from git_gasp.appendonly import CACHE_NAME, check_append_only
+from git_gasp import git as gitrepo
+from git_gasp.check.history import CACHE_NAME, check_append_only
 from git_gasp.core.appendonly import Blob, Transition, blob_id, extends, merge_problem, verify
 
 from .conftest import commit_all, git

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp.agent import Agent
-from git_gasp.cli import main
-from git_gasp.runmarker import LOCAL_PATHS
-from git_gasp.runs import close_run
+from git_gasp.agent.api import Agent
+from git_gasp.agent.runs import close_run
+from git_gasp.cli.root import main
+from git_gasp.store.runmarker import LOCAL_PATHS
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))

@@ -9,6 +9,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from git_gasp.agent.fixture import fixture_files
 from git_gasp.core.change import (
     appended_chunk,
     check_control_plane,
@@ -20,7 +21,6 @@ from git_gasp.core.change import (
 )
 from git_gasp.core.event import Actor, Event
 from git_gasp.core.logcontext import LogContext, context_of
-from git_gasp.fixture import fixture_files
 
 LOG = "state/events.jsonl"
 FIXTURE_LOG = fixture_files()[LOG]
@@ -277,7 +277,7 @@ def test_attribute_changes_judged_on_plain_data() -> None:
 
 
 def test_an_agent_in_a_subdirectory_is_named() -> None:
-    from git_gasp.changes import nested_agents, nested_warning
+    from git_gasp.hooks.changes import nested_agents, nested_warning
 
     paths = ["AGENT.md", "state/events.jsonl", "agents/bot/AGENT.md", "x/y/state/events.jsonl"]
     assert nested_agents(paths) == ["agents/bot", "x/y"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp import cli
+from git_gasp.cli import root as cli
 
 from .conftest import git, log_lines, log_path, write_lines
 
@@ -164,7 +164,7 @@ def test_internal_error_exits_3_with_a_crash_log(
     def boom(*args: object, **kwargs: object) -> object:
         raise RuntimeError("synthetic failure")
 
-    monkeypatch.setattr("git_gasp.checking.run_all", boom)
+    monkeypatch.setattr("git_gasp.check.conformance.run_all", boom)
     code, _, err = run(capsys, "check", str(fixture_repo))
     assert code == 3
     assert "unexpected internal error; details written to" in err
@@ -181,7 +181,7 @@ def test_a_full_disk_is_one_line_not_an_internal_error(
     def full(*args: object, **kwargs: object) -> object:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "snapshots/x/graph.json")
 
-    monkeypatch.setattr("git_gasp.checking.run_all", full)
+    monkeypatch.setattr("git_gasp.check.conformance.run_all", full)
     code, _, err = run(capsys, "check", str(fixture_repo))
     assert code == 2
     assert err.splitlines() == [
@@ -461,7 +461,7 @@ def test_a_path_the_machine_refuses_is_one_line_not_an_internal_error(
     def refused(*args: object, **kwargs: object) -> object:
         raise OSError(code_of, os.strerror(code_of), "snapshots/x/graph.json")
 
-    monkeypatch.setattr("git_gasp.checking.run_all", refused)
+    monkeypatch.setattr("git_gasp.check.conformance.run_all", refused)
     code, _, err = run(capsys, "check", str(fixture_repo))
     assert code == 2
     why = f"{os.strerror(code_of)} (os error {code_of})"
@@ -492,11 +492,11 @@ def test_an_interrupt_while_starting_is_quiet(
 
     class Interrupting:
         def find_spec(self, name: str, *args: object) -> None:
-            if name == "git_gasp.cli":
+            if name == "git_gasp.cli.root":
                 raise KeyboardInterrupt
             return None
 
-    monkeypatch.delitem(sys.modules, "git_gasp.cli")
+    monkeypatch.delitem(sys.modules, "git_gasp.cli.root")
     monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
     assert entry.main() == 130
     assert capsys.readouterr().err == "interrupted\n"
@@ -531,7 +531,7 @@ def test_a_worker_id_that_cannot_be_saved_still_answers(
 ) -> None:
     """A read-only checkout: `run status` reads, it does not fail on the
     worker id it could not save."""
-    from git_gasp import runmarker
+    from git_gasp.store import runmarker
 
     def read_only(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied", str(tmp_path / ".agent" / "worker"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp.worktree import escapes
+from git_gasp.store.worktree import escapes
 
 from .conftest import commit_all
 from .conftest import run_cli as main
@@ -122,8 +122,8 @@ def test_init_writes_nothing_through_a_symlink_leading_out(
 def test_an_event_id_is_never_a_path(work: Path, outside: Path) -> None:
     import json
 
+    from git_gasp.agent.projecting import write_snapshot
     from git_gasp.core.projections import snapshot_dir_name
-    from git_gasp.projecting import write_snapshot
 
     hostile = f"../../../../../../../../{outside}/ABS".replace("//", "/")
     line = {
@@ -187,7 +187,7 @@ def test_hostile_local_state_is_one_line_errors(
 
 
 def test_prune_removes_a_snapshot_link_never_what_it_names(work: Path) -> None:
-    from git_gasp.projecting import prune_snapshots
+    from git_gasp.agent.projecting import prune_snapshots
 
     (work / "elsewhere").mkdir()
     (work / "elsewhere" / "graph.json").write_text("{}")
@@ -225,9 +225,9 @@ def test_transcripts_may_live_elsewhere_unless_the_repository_says_so(
 def test_a_file_turned_into_a_link_out_after_the_open_is_not_written(
     work: Path, outside: Path
 ) -> None:
-    from git_gasp.agent import Agent
+    from git_gasp.agent.api import Agent
+    from git_gasp.agent.projecting import add_fact
     from git_gasp.errors import GaspError
-    from git_gasp.projecting import add_fact
 
     agent = Agent.open(str(work), worker="w")  # checked here...
     relink(work, "memory/facts.jsonl", outside / "secret.txt")  # ...then a pull, say

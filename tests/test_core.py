@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from git_gasp.agent.fixture import fixture_files
 from git_gasp.core.event import (
     ENVELOPE_KEYS,
     EventError,
@@ -54,7 +55,6 @@ from git_gasp.core.ops import (
     parse_ops,
 )
 from git_gasp.core.pack import BASELINE_NODE_KINDS, BASELINE_RELS, PackError, parse_pack, vocabulary
-from git_gasp.fixture import fixture_files
 
 FIXTURE_BYTES = fixture_files()["state/events.jsonl"]
 FIXTURE_LINES = [line for line in FIXTURE_BYTES.decode("utf-8").split("\n") if line.strip()]

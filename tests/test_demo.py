@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp import cli
-from git_gasp.checking import run_all
+from git_gasp.agent.projecting import read_facts
+from git_gasp.check.conformance import run_all
+from git_gasp.cli import root as cli
 from git_gasp.core.projections import current_facts
-from git_gasp.folding import fold_repo
-from git_gasp.projecting import read_facts
+from git_gasp.restore.folding import fold_repo
 
 from .conftest import git
 

@@ -1,7 +1,7 @@
 """Durable appends (REFERENCE §8): concurrent writers, SIGKILL mid-append, repair.
 
 Real processes on a real repository: writers are ``python -c`` children using
-:class:`git_gasp.agent.Agent`; repair and check run as ``git gasp`` commands.
+:class:`git_gasp.agent.api.Agent`; repair and check run as ``git gasp`` commands.
 Nothing here asserts a duration: children synchronize through their pipes.
 """
 
@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from git_gasp import store
-from git_gasp.agent import Agent
+from git_gasp.agent.api import Agent
+from git_gasp.agent.init import init_repo
 from git_gasp.core.event import Event
 from git_gasp.core.log import parse_log
-from git_gasp.init import init_repo
-from git_gasp.lease import Lease
+from git_gasp.store import writer as store
+from git_gasp.store.lease import Lease
 
 from .conftest import git
 
@@ -94,8 +94,8 @@ def assert_whole_batches(data: bytes) -> None:
 
 WRITER = """
 import json, sys, time
-from git_gasp.agent import Agent
-from git_gasp.lease import LeaseError
+from git_gasp.agent.api import Agent
+from git_gasp.store.lease import LeaseError
 
 CONTENDED = "could not acquire lease after repeated contention; retry"
 root, worker, tag, count, size = sys.argv[1:6]
@@ -200,8 +200,8 @@ def test_four_processes_of_one_worker_serialize_on_the_file_lock(agent_repo: Pat
 
 PAUSED_WRITER = """
 import os, sys
-from git_gasp import store
-from git_gasp.agent import Agent
+from git_gasp.store import writer as store
+from git_gasp.agent.api import Agent
 
 real_write = os.write
 def write(fd, data):
@@ -252,7 +252,7 @@ def test_opening_the_repo_while_another_process_is_mid_append(agent_repo: Path) 
 
 BIG_WRITER = """
 import sys
-from git_gasp.agent import Agent
+from git_gasp.agent.api import Agent
 
 agent = Agent.open(sys.argv[1], worker="crashy")
 print("ready", flush=True)
@@ -262,8 +262,8 @@ for i in range(40):
 
 SELF_KILLING_WRITER = """
 import os, signal, sys
-from git_gasp import store
-from git_gasp.agent import Agent
+from git_gasp.store import writer as store
+from git_gasp.agent.api import Agent
 
 real_write = os.write
 def write(fd, data):
@@ -569,9 +569,9 @@ def test_repair_covers_the_facts_and_the_journal(agent_repo: Path) -> None:
 
 CLOSE_KILLED_IN_THE_JOURNAL = """
 import os, sys
-from git_gasp import store
-from git_gasp.agent import Agent
-from git_gasp.runs import close_run
+from git_gasp.store import writer as store
+from git_gasp.agent.api import Agent
+from git_gasp.agent.runs import close_run
 real = store.Appender.write
 def write(self, data):
     if self.path.endswith("JOURNAL.md"):
@@ -613,7 +613,7 @@ def test_a_retried_close_completes_a_journal_entry_a_crash_cut_short(
 
 
 def test_concurrent_supersedes_make_a_chain_not_a_fork(agent_repo: Path) -> None:
-    from git_gasp.projecting import read_facts
+    from git_gasp.agent.projecting import read_facts
 
     first = gasp(agent_repo, "fact", "add", "the first")
     assert first.returncode == 0, first.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp.identity import compute, set_identity_hash
+from git_gasp.agent.identity import compute, set_identity_hash
 
 from .conftest import git
 from .conftest import run_cli as main
@@ -569,8 +569,8 @@ def test_a_range_that_names_no_commit_is_an_error(
     commits is an error, not a pass."""
     import io
 
-    from git_gasp import hooking
     from git_gasp.errors import GaspError
+    from git_gasp.hooks import hooking
 
     out = tmp_path / "written"
     for start, end in (

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp.cli import main
+from git_gasp.agent.identity import set_identity_hash
+from git_gasp.agent.init import init_repo
+from git_gasp.cli.root import main
 from git_gasp.core.skill import (
     MAX_DEPTH,
     MAX_SKILL_BYTES,
@@ -16,8 +18,6 @@ from git_gasp.core.skill import (
     skills_changed_together,
     split_frontmatter,
 )
-from git_gasp.identity import set_identity_hash
-from git_gasp.init import init_repo
 from tests.conftest import git
 
 VECTOR = "c3c98b9b7b4f93b8e62036d30c7da8540f358ab4a03ad0fd547bfd186d5c94aa"
@@ -92,7 +92,7 @@ def test_check_6_refuses_a_symlink_out_of_the_repository(
 ) -> None:
     """check 6 reads identity/ as `identity hash` does: a symlink out of the
     repository fails the check, its target is never read into the digest."""
-    from git_gasp.fixture import write_fixture
+    from git_gasp.agent.fixture import write_fixture
 
     secret = tmp_path / "secret.txt"
     secret.write_text("private")

@@ -2,8 +2,8 @@
 
 Every test of ``conformance-check/tests/fixture.rs`` (d5a18b2) as the table in
 §10.5 describes it: the same mutation of the fixture, the same expected check
-number and message text, driven through :func:`git_gasp.checking.run_all` (and
-``git_gasp.cli.main`` for the exit codes). Where the table implies that the
+number and message text, driven through :func:`git_gasp.check.conformance.run_all` (and
+``git_gasp.cli.root.main`` for the exit codes). Where the table implies that the
 other checks are unaffected, the exact set of failing checks is asserted.
 
 Mutated logs are committed in a fresh one-commit repository (as the fixture is,
@@ -19,14 +19,14 @@ from typing import Any
 
 import pytest
 
-from git_gasp import cli
-from git_gasp.checking import run_all
+from git_gasp.agent.fixture import fixture_files
+from git_gasp.check.conformance import run_all
+from git_gasp.cli import root as cli
 from git_gasp.core.event import encode_event, parse_event
 from git_gasp.core.fold import fold
 from git_gasp.core.graph import graph_to_value
 from git_gasp.core.log import parse_log
 from git_gasp.core.report import CheckReport
-from git_gasp.fixture import fixture_files
 
 from .conftest import commit_all, committed_repo, git, log_lines, log_path, write_lines
 

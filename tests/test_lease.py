@@ -1,6 +1,6 @@
 """The single-writer lease, ``.agent/lease``, exactly as REFERENCE §7.
 
-Unit tests drive :class:`git_gasp.lease.Lease` with an injected clock; the
+Unit tests drive :class:`git_gasp.store.lease.Lease` with an injected clock; the
 command-line tests run real ``git gasp`` processes against an agent repo.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from git_gasp import lease as lease_module
+from git_gasp.agent.init import init_repo
 from git_gasp.errors import FINDINGS, GaspError
-from git_gasp.init import init_repo
-from git_gasp.lease import DEFAULT_TTL_MS, Holder, Lease, LeaseError
+from git_gasp.store import lease as lease_module
+from git_gasp.store.lease import DEFAULT_TTL_MS, Holder, Lease, LeaseError
 
 from .conftest import git
 

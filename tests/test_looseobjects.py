@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_gasp import gitrepo
-from git_gasp.agent import Agent
+from git_gasp import git as gitrepo
+from git_gasp.agent.api import Agent
+from git_gasp.agent.init import init_repo
+from git_gasp.agent.runs import close_run
 from git_gasp.core.appendonly import Blob
-from git_gasp.init import init_repo
-from git_gasp.looseobjects import (
+from git_gasp.store.looseobjects import (
     MIN_BYTES,
     Cached,
     LooseStore,
@@ -29,7 +30,6 @@ from git_gasp.looseobjects import (
     parse_cache,
     store_appended,
 )
-from git_gasp.runs import close_run
 
 from .conftest import git
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 import pytest
 
-from git_gasp.cli import cli
+from git_gasp.cli.root import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 MAN = ROOT / "man"

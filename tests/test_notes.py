@@ -16,9 +16,12 @@ from typing import Any
 
 import pytest
 
-from git_gasp import gitrepo, notehooks, notesync, sessionnotes
+from git_gasp import git as gitrepo
 from git_gasp.core import notes as notefmt
 from git_gasp.core.notes import NoteRecord, check_note, parse_note
+from git_gasp.sessions import notes as sessionnotes
+from git_gasp.sessions import pushnotes as notehooks
+from git_gasp.sessions import sync as notesync
 
 from .conftest import commit_all, git
 from .conftest import run_cli as main

@@ -35,15 +35,15 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import event as observe
 from hypothesis import strategies as st
 
-from git_gasp import cli
-from git_gasp.checking import run_all
+from git_gasp.agent.fixture import fixture_files
+from git_gasp.check.conformance import run_all
+from git_gasp.cli import root as cli
 from git_gasp.core.fold import FoldError, fold, merge
 from git_gasp.core.graph import GraphError, graph_to_value, parse_graph
 from git_gasp.core.jsonvalue import equal
 from git_gasp.core.log import ParsedLog, parse_log
 from git_gasp.core.pack import PackError, parse_pack
 from git_gasp.core.report import CheckReport
-from git_gasp.fixture import fixture_files
 
 # ---------------------------------------------------------------------------
 # settings: every test is bounded so the whole file stays well under a minute

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp import cli
-from git_gasp.agent import Agent
+from git_gasp.agent.api import Agent
+from git_gasp.agent.init import init_repo
+from git_gasp.agent.runs import close_run
+from git_gasp.cli import root as cli
 from git_gasp.core.graph import Graph, Node, Relation
 from git_gasp.core.lineage import (
     lineage,
@@ -21,8 +23,6 @@ from git_gasp.core.lineage import (
 )
 from git_gasp.core.ops import Artifact
 from git_gasp.core.runlog import LOG_FORMAT, RunCommit, RunLogError, parse_run_log, runs_to_text
-from git_gasp.init import init_repo
-from git_gasp.runs import close_run
 
 from .conftest import git
 

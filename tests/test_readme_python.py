@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp.checking import run_all
-from git_gasp.folding import fold_repo
+from git_gasp.check.conformance import run_all
+from git_gasp.restore.folding import fold_repo
 
 from .conftest import git
 
@@ -49,7 +49,7 @@ def test_the_readme_python_example_runs(
     patches = [n for n in graph.nodes.values() if n.kind == "patch"]
     assert [p.props.get("status") for p in patches if isinstance(p.props, dict)] == ["Promoted"]
     assert all(r.passed for r in run_all(str(repo))), "the example's repo fails a check"
-    from git_gasp.cli import main
+    from git_gasp.cli.root import main
 
     assert main(["skill", "check", "-C", str(repo)]) == 0, "the example's skill is invalid"
     assert any(r.rel == "advances" for r in graph.outgoing(patches[0].id))

@@ -5,7 +5,7 @@
     causation/correlation *structure* (ids and timestamps differ by nature).
 (b) A repository written through every helper passes all seven checks.
 (c) Refusals happen before anything is appended (the log bytes are unchanged).
-(d) The ``record`` command line, end to end through ``git_gasp.cli.main``.
+(d) The ``record`` command line, end to end through ``git_gasp.cli.root.main``.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from typing import Any
 import click
 import pytest
 
-from git_gasp.agent import Agent
-from git_gasp.cli import main
-from git_gasp.cli_record import record as record_group
+from git_gasp.agent.api import Agent
+from git_gasp.agent.init import init_repo
+from git_gasp.agent.runs import close_run
+from git_gasp.cli.record import record as record_group
+from git_gasp.cli.root import main
 from git_gasp.core import payloads as P
 from git_gasp.core.event import Actor
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.init import init_repo
-from git_gasp.runs import close_run
 
 from .conftest import log_path
 
@@ -800,7 +800,7 @@ TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
 def test_a_secret_is_refused_before_it_is_written(
     agent: Agent, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from git_gasp.projecting import add_fact
+    from git_gasp.agent.projecting import add_fact
 
     log = log_path(repo).read_bytes()
     error = refused(repo, lambda: agent.record_observation(None, f"token {TOKEN}"))
@@ -825,7 +825,7 @@ def test_a_secret_is_refused_before_it_is_written(
 
 
 def test_escaped_white_space_does_not_hide_a_secret(agent: Agent, repo: Path) -> None:
-    from git_gasp.projecting import add_fact
+    from git_gasp.agent.projecting import add_fact
 
     error = refused(repo, lambda: agent.record_observation(None, "rotated; password:\thunter2x9"))
     assert "[password-assignment]" in error.message
@@ -844,7 +844,7 @@ def test_a_refused_run_start_leaves_no_lease(agent: Agent, repo: Path) -> None:
 def test_what_the_hooks_would_refuse_is_not_written(agent: Agent, repo: Path) -> None:
     import subprocess
 
-    from git_gasp.projecting import add_fact
+    from git_gasp.agent.projecting import add_fact
 
     subprocess.run(["git", "-C", str(repo), "config", "gasp.maxLineBytes", "1000"], check=True)
     fresh = Agent.open(str(repo), worker="worker-1")  # reads the cap once

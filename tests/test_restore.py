@@ -15,8 +15,12 @@ from typing import Any
 
 import pytest
 
-from git_gasp import cli
-from git_gasp.agent import Agent
+from git_gasp.agent.api import Agent
+from git_gasp.agent.fixture import write_fixture
+from git_gasp.agent.init import init_repo
+from git_gasp.agent.projecting import write_snapshot
+from git_gasp.agent.runs import close_run
+from git_gasp.cli import root as cli
 from git_gasp.core.fold import fold
 from git_gasp.core.locations import MAX_PATHS, parse_locations
 from git_gasp.core.log import parse_log
@@ -25,10 +29,6 @@ from git_gasp.core.restorereport import (
     parse_manifest,
     set_executor_values,
 )
-from git_gasp.fixture import write_fixture
-from git_gasp.init import init_repo
-from git_gasp.projecting import write_snapshot
-from git_gasp.runs import close_run
 
 from .conftest import commit_all, git
 
@@ -315,7 +315,7 @@ def test_the_file_cap_is_configurable(
     """gasp.maxFileBytes caps what restore and the read side take as text:
     AGENT.md, each identity file, each SKILL.md (from the user's git
     configuration, which a clone sees too)."""
-    from git_gasp import identity
+    from git_gasp.agent import identity
 
     (source / "skills" / "big").mkdir(parents=True)
     (source / "skills" / "big" / "SKILL.md").write_text(
@@ -638,7 +638,7 @@ def test_an_entry_that_is_no_newer_snapshot_keeps_the_quick_path(
 ) -> None:
     """A .gitkeep, or an older snapshot the quick path cannot use, does not
     send every restore to the careful path (a full parse)."""
-    from git_gasp.restoring import _fold_from_snapshot
+    from git_gasp.restore.restoring import _fold_from_snapshot
 
     repo, snapshot = _snapshotted(tmp_path)
     (repo / "snapshots" / ".gitkeep").write_text("")
@@ -673,7 +673,7 @@ def test_a_verified_snapshot_seeds_the_restore(
     assert (folded["nodes"], folded["version"]) == (len(full.nodes), full.version)
     # the seeded graph itself equals the full fold, node for node
     from git_gasp.core.graph import graphs_equal
-    from git_gasp.restoring import fold_log
+    from git_gasp.restore.restoring import fold_log
 
     info, seeded = fold_log(str(dest), "state/events.jsonl", None)
     assert info.seeded_from is not None and graphs_equal(seeded.graph(), full)

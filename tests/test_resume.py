@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from git_gasp.agent.fixture import write_fixture
 from git_gasp.core.event import Actor, Event, encode_event
 from git_gasp.core.log import parse_log
 from git_gasp.core.restorereport import CLOSE_HINT
 from git_gasp.core.resume import ResumedRun, resumed_run, resumed_run_seeded
-from git_gasp.fixture import write_fixture
 
 from .conftest import git
 from .conftest import run_cli as main
@@ -171,7 +171,7 @@ def test_a_superseded_run_is_stale_not_open(
 def test_an_agent_seeded_past_a_start_without_a_node_still_resumes_it(
     template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from git_gasp.agent import Agent
+    from git_gasp.agent.api import Agent
 
     repo = tmp_path / "agent"
     shutil.copytree(template, repo, symlinks=True)
@@ -220,7 +220,7 @@ def test_a_restarted_run_id_is_closed_by_run_close(
 def test_status_names_a_run_this_clone_has_not_committed(
     template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from git_gasp.agent import Agent
+    from git_gasp.agent.api import Agent
 
     repo = tmp_path / "agent"
     shutil.copytree(template, repo, symlinks=True)

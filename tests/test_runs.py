@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp import cli
-from git_gasp.agent import Agent
-from git_gasp.checking import run_all
+from git_gasp.agent.api import Agent
+from git_gasp.agent.init import init_repo
+from git_gasp.agent.projecting import add_fact, read_facts
+from git_gasp.agent.runs import close_run, commit_message
+from git_gasp.check.conformance import run_all
+from git_gasp.cli import root as cli
 from git_gasp.core.log import parse_log
 from git_gasp.errors import GaspError
-from git_gasp.init import init_repo
-from git_gasp.projecting import add_fact, read_facts
-from git_gasp.runs import close_run, commit_message
 
 from .conftest import git
 
@@ -224,7 +224,7 @@ def test_facts_supersede_and_active_memory_is_deterministic(repo: Path) -> None:
     text = (repo / "memory" / "active_memory.md").read_bytes()
     assert b"prefer small, tested patches" in text and b"prefer small patches (" not in text
     assert b"legacy: an old note" in text
-    from git_gasp.projecting import regenerate_memory
+    from git_gasp.agent.projecting import regenerate_memory
 
     regenerate_memory(str(repo))
     assert (repo / "memory" / "active_memory.md").read_bytes() == text
@@ -290,7 +290,7 @@ def _seeded_repo(repo: Path) -> tuple[str, str]:
     agent.start_run("first", goal=goal)
     agent.record_observation("observation_1", "seen")
     close_run(agent, "done")
-    from git_gasp.projecting import write_snapshot
+    from git_gasp.agent.projecting import write_snapshot
 
     snapshot = write_snapshot(str(repo))
     git(repo, "add", "-A")
@@ -333,7 +333,7 @@ def test_an_open_run_from_before_the_seed_is_found(repo: Path) -> None:
     goal, _ = _seeded_repo(repo)
     agent = Agent.open(str(repo), worker="w")
     run_id = agent.start_run("long run", goal=goal)
-    from git_gasp.projecting import write_snapshot
+    from git_gasp.agent.projecting import write_snapshot
 
     write_snapshot(str(repo))  # a snapshot taken mid-run
     Agent.open(str(repo), worker="w")  # verifies it
@@ -421,8 +421,8 @@ def _event_line(event_id: str, payload: dict[str, int]) -> bytes:
 def test_a_verified_seed_is_located_by_its_last_event_or_by_counting(tmp_path: Path) -> None:
     import hashlib
 
-    from git_gasp import seeding
-    from git_gasp.projecting import write_snapshot
+    from git_gasp.agent.projecting import write_snapshot
+    from git_gasp.store import seeding
 
     # the snapshot's last event id also appears in an earlier line (a payload key)
     lines = [
@@ -457,7 +457,8 @@ def test_a_verified_seed_is_located_by_its_last_event_or_by_counting(tmp_path: P
 def test_the_common_directory_is_found_without_git_where_plain(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from git_gasp import gitrepo, seeding
+    from git_gasp import git as gitrepo
+    from git_gasp.store import seeding
 
     assert seeding.common_dir(str(repo)) == str(repo / ".git")
     linked = tmp_path / "linked"

@@ -19,19 +19,19 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp import sessionhooks
-from git_gasp.agent import Agent
-from git_gasp.checking import run_all
+from git_gasp.agent.api import Agent
+from git_gasp.check.conformance import run_all
 from git_gasp.core.log import parse_log
 from git_gasp.core.notes import NoteRecord, parse_note
-from git_gasp.sessions import (
+from git_gasp.hooks import sessiontrailer as sessionhooks
+from git_gasp.sessions.query import (
     commit_sessions,
     is_squash,
     line_ranges,
     parse_blame,
     parse_target,
 )
-from git_gasp.transcripts import ARTIFACT_KIND
+from git_gasp.sessions.transcripts import ARTIFACT_KIND
 
 from .conftest import HERMETIC, git
 from .conftest import run_cli as main
@@ -357,7 +357,7 @@ def transcript_file(tmp_path: Path, data: bytes = TRANSCRIPT) -> Path:
 
 
 def note_of(repo: Path, commit: str) -> bytes:
-    from git_gasp import sessionnotes
+    from git_gasp.sessions import notes as sessionnotes
 
     note = sessionnotes.read_note(str(repo), commit)
     assert note is not None
@@ -544,7 +544,7 @@ def add_commit(repo: Path, name: str, msg: str) -> str:
 def test_sessions_over_a_range(
     plain: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from git_gasp import sessionnotes
+    from git_gasp.sessions import notes as sessionnotes
 
     first = add_commit(plain, "a", "one\n\nAgent-Session: claude:ses_1\n")
     add_commit(plain, "b", "two\n\nClaude-Session: https://claude.ai/code/session_02\n")

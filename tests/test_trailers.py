@@ -412,8 +412,8 @@ def test_sessions_of_skips_what_does_not_normalise() -> None:
 
 
 def test_the_grammar_agrees_with_the_run_commit_check() -> None:
+    from git_gasp.agent.runs import check_session
     from git_gasp.errors import GaspError
-    from git_gasp.runs import check_session
 
     refs = ["claude:ses_01H9X", "codex:ns:abc", "claude:x#r1", "claude:a b", "x:y/z", "a:b:c:d"]
     for ref in refs:

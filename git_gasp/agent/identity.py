@@ -1,0 +1,267 @@
+"""The identity hash of an agent repository, verified and committed (§9.2, §9.7).
+
+``hash`` and ``verify`` read the working tree exactly as check 6 does (the
+§9.2 recipe over ``identity/``, untracked files included), but refuse a
+symlink under ``identity/`` that leads out of the repository.
+
+:func:`commit_identity` is the human-gated identity change (commit rule 4):
+one commit holding the staged ``identity/`` change, ``AGENT.md`` with only its
+``identity_hash`` value rewritten, and a ``decision.created`` event (status
+``Approved``, decided by the named user) appended to ``state/events.jsonl``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from git_gasp import git
+from git_gasp.core.log import RUST_WHITESPACE
+from git_gasp.core.manifest import FENCE, declared_identity_hash, identity_hash
+from git_gasp.core.repochecks import Identity
+from git_gasp.core.repochecks import _verify_identity as verify_manifest
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.store.worktree import EVENTS_PATH, identity_files, os_error
+
+MANIFEST = "AGENT.md"
+IDENTITY_DIR = "identity"
+ACTOR_KIND_ENV = "GASP_ACTOR_KIND"
+ACTOR_KIND_CONFIG = "gasp.actorKind"
+_KEY = "identity_hash:"
+
+
+class Verification(NamedTuple):
+    declared: str | None  # the manifest's identity_hash as written, if any
+    computed: str | None  # the §9.2 digest of the working tree, if computable
+    failures: tuple[str, ...]  # check 6's wording; empty when verified
+    notes: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def to_value(self) -> dict[str, Any]:
+        return {
+            "declared": self.declared,
+            "computed": self.computed,
+            "verified": self.ok,
+            "failures": list(self.failures),
+            "notes": list(self.notes),
+        }
+
+
+def compute(root: str) -> str:
+    """The §9.2 identity hash of ``root``'s working tree (GaspError if it cannot be);
+    a symlink leading out of the repository is refused, not followed."""
+    try:
+        return identity_hash(identity_files(root))
+    except FileNotFoundError:
+        raise GaspError(
+            f"{root}: no identity/ directory or IDENTITY.md", "create identity/IDENTITY.md"
+        ) from None
+    except OSError as exc:
+        raise GaspError(f"cannot compute identity hash: {_why(exc)}", None, USAGE) from None
+
+
+def _why(exc: OSError) -> str:
+    return os_error(exc) if exc.errno else str(exc)
+
+
+def verify(root: str) -> Verification:
+    """Declared against computed, with check 6's failure wording."""
+    path = os.path.join(root, MANIFEST)
+    manifest: bytes | None = None
+    if os.path.isfile(path):
+        try:
+            with open(path, "rb") as fh:
+                manifest = fh.read()
+        except OSError:
+            manifest = b""
+    present = os.path.isdir(os.path.join(root, IDENTITY_DIR)) or os.path.isfile(
+        os.path.join(root, "IDENTITY.md")
+    )
+    digest, error = None, None
+    if present:
+        try:
+            digest = compute(root)
+        except GaspError as exc:
+            error = exc.message.removeprefix("cannot compute identity hash: ")
+    failures: list[str] = []
+    notes: list[str] = []
+    if manifest is None:
+        failures.append("AGENT.md manifest missing")
+    if not present:
+        failures.append(
+            "no identity/ directory or IDENTITY.md "
+            "(manifest-declared alternate locations are not yet checked)"
+        )
+    elif manifest is not None:
+        verify_manifest(Identity(True, manifest, digest, error), failures, notes)
+    declared = None
+    if manifest:
+        declared = declared_identity_hash(manifest.decode("utf-8", "replace")).raw
+    return Verification(declared, digest, tuple(failures), tuple(notes))
+
+
+# -- rewriting the manifest ------------------------------------------------------
+
+
+def set_identity_hash(text: str, digest: str) -> str:
+    """``text`` with the value of the first fenced block's ``identity_hash`` line
+    replaced by ``digest`` (every other byte kept); a line is added before the
+    block's closing fence when there is none."""
+    lines = text.split("\n")
+    opened: int | None = None
+    for i, line in enumerate(lines):
+        bare = line[:-1] if line.endswith("\r") else line
+        if bare.strip(RUST_WHITESPACE).startswith(FENCE):
+            if opened is None:
+                opened = i
+                continue
+            cr = "\r" if line.endswith("\r") else ""
+            lines.insert(i, f"{_KEY} {digest}{cr}")
+            return "\n".join(lines)
+        if opened is not None and bare.strip(RUST_WHITESPACE).startswith(_KEY):
+            start = bare.index(_KEY) + len(_KEY)
+            rest = bare[start:]
+            lead = len(rest) - len(rest.lstrip(RUST_WHITESPACE))
+            value = rest.strip(RUST_WHITESPACE)
+            tail = rest[lead + len(value) :] if value else ""
+            gap = rest[:lead] if lead else " "
+            lines[i] = bare[:start] + gap + digest + tail + line[len(bare) :]
+            return "\n".join(lines)
+    raise GaspError(
+        f"{MANIFEST} has no fenced block to hold identity_hash",
+        "add a ```yaml block with spec_version, agent_id and identity_hash",
+        USAGE,
+    )
+
+
+# -- the human-gated commit ---------------------------------------------------------
+
+
+class Committed(NamedTuple):
+    commit: str
+    identity_hash: str
+    decision_id: str
+    approved_by: str
+
+
+def actor_kind(root: str) -> str | None:
+    """Who the caller says it is: ``$GASP_ACTOR_KIND``, else ``git config gasp.actorKind``."""
+    kind = os.environ.get(ACTOR_KIND_ENV)
+    if kind is None or not kind.strip():  # set but blank: not a declaration
+        try:
+            kind = git.run(root, ["config", "--get", ACTOR_KIND_CONFIG]).decode().strip()
+        except git.GitError:
+            kind = None
+    if kind is None:
+        return None
+    return kind.strip().lower() or None
+
+
+def _one_line(what: str, value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise GaspError(f"{what} must not contain newlines (would forge commit trailers)")
+    if not value.strip():
+        raise GaspError(f"{what} must not be empty", None, USAGE)
+    return value.strip()
+
+
+def _names(root: str, args: list[str]) -> list[str]:
+    out = git.run(root, [*args, "-z", "--", f"{IDENTITY_DIR}/"])
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def commit_message(reason: str, approved_by: str, decision_id: str) -> str:
+    return f"identity: {reason}\n\nApproved-By: {approved_by}\nDecision: {decision_id}\n"
+
+
+def commit_identity(
+    root: str, approved_by: str, reason: str, worker: str | None = None
+) -> Committed:
+    """Commit the staged identity/ change with the new hash and an approval decision."""
+    from git_gasp.agent.api import Agent
+    from git_gasp.agent.runs import boundary_commit
+    from git_gasp.core.event import Actor
+
+    approved_by = _one_line("--approved-by", approved_by)
+    reason = _one_line("--reason", reason)
+    kind = actor_kind(root)
+    if kind == "agent":
+        raise GaspError(
+            "identity changes are human-gated: the caller declares itself an agent "
+            f"(${ACTOR_KIND_ENV} or git config {ACTOR_KIND_CONFIG})",
+            "a human must run git gasp identity commit",
+            FINDINGS,
+        )
+    if not _names(root, ["diff", "--cached", "--name-only"]):
+        raise GaspError(
+            "no staged change under identity/",
+            "stage the identity edit first: git add identity/",
+            USAGE,
+        )
+    unstaged = _names(root, ["diff", "--name-only"]) + _names(root, ["ls-files", "--others"])
+    if unstaged:
+        raise GaspError(
+            f"identity/ has unstaged or untracked changes ({unstaged[0]}); "
+            "the hash must cover exactly what is committed",
+            "stage them (git add identity/) or discard them",
+            USAGE,
+        )
+    if git.head(root) is not None and git.run(
+        root, ["diff", "--name-only", "HEAD", "--", MANIFEST]
+    ):
+        # the commit changes only identity_hash in it: edits of its own would ride along
+        raise GaspError(
+            f"{MANIFEST} has changes of its own (staged or not)",
+            f"commit or stash them first (git stash push -- {MANIFEST}); identity commit "
+            "changes only its identity_hash value",
+            USAGE,
+        )
+    git.run(root, ["var", "GIT_COMMITTER_IDENT"])  # fail before writing anything
+    digest = compute(root)
+    path = os.path.join(root, MANIFEST)
+    try:
+        with open(path, "rb") as fh:
+            original = fh.read()
+        text = original.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = _why(exc) if isinstance(exc, OSError) else "not valid UTF-8"
+        raise GaspError(f"cannot read {MANIFEST}: {why}", None, USAGE) from None
+    updated = set_identity_hash(text, digest).encode("utf-8")
+    agent = Agent.open(root, worker=worker)
+    try:
+        if agent.open_run is not None:
+            raise GaspError(
+                f"run {agent.open_run.run_id} is open; identity changes are made between runs",
+                "close or abandon it first: git gasp run close --outcome TEXT",
+            )
+        _write(path, updated)
+        try:
+            decision = agent.record_decision(
+                None, "Approved", reason, decided_by=Actor("user", approved_by)
+            )
+        except BaseException:
+            _write(path, original)
+            raise
+    finally:
+        agent.close()
+    message = commit_message(reason, approved_by, decision)
+    try:
+        commit = boundary_commit(root, message, [IDENTITY_DIR, MANIFEST, EVENTS_PATH])
+    except git.GitError as exc:
+        raise GaspError(
+            f"the commit failed: {exc.message}",
+            f"{MANIFEST} and the decision {decision} are written; fix the cause and commit "
+            f"{IDENTITY_DIR}/ {MANIFEST} {EVENTS_PATH} yourself",
+        ) from None
+    if commit is None:  # cannot happen: the decision changed the log
+        raise GaspError("nothing was committed", None, FINDINGS)
+    return Committed(commit, digest, decision, approved_by)
+
+
+def _write(path: str, data: bytes) -> None:
+    from git_gasp.store.writer import write_atomically
+
+    write_atomically(path, data)

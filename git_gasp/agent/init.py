@@ -1,0 +1,180 @@
+"""``git gasp init``: lay out a GASP agent repository (REFERENCE §9.1).
+
+It creates only what is missing and never overwrites: in an existing
+repository it adds the layout beside what is there, appends the local
+control plane to ``.gitignore`` and the merge attributes to ``.gitattributes``
+(``*.jsonl merge=union``, and whole-entry merges for the journal through the
+``gasp-append`` driver it configures), and commits just the files it wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from typing import Any
+
+import tomli_w
+
+from git_gasp import git
+from git_gasp.agent import projecting
+from git_gasp.core.manifest import identity_hash
+from git_gasp.errors import USAGE, GaspError
+from git_gasp.store import writer
+from git_gasp.store.runmarker import LOCAL_PATHS
+from git_gasp.store.worktree import identity_files, refuse_escapes
+
+_AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+# event and fact lines are unique, so git's union merge keeps them all; journal
+# entries share lines ("- goal: -"), which union would interleave: they merge
+# whole through git-gasp's driver (configured by init and hooks install)
+# -text: append-only files check out byte for byte, whatever core.autocrlf says
+ATTRIBUTES = ("*.jsonl merge=union -text", "journal/JOURNAL.md merge=gasp-append -text")
+
+
+def manifest_text(agent_id: str, digest: str) -> str:
+    return (
+        "# AGENT\n\n"
+        "```yaml\n"
+        "spec_version: 1\n"
+        f"agent_id: {agent_id}\n"
+        f"identity_hash: {digest}\n"
+        "executor: .agent/config.toml\n"
+        "```\n\n"
+        f"This repository is the durable state of the agent `{agent_id}`, kept in the GASP\n"
+        "layout: `state/events.jsonl` is its append-only event log, `identity/` who it is\n"
+        "(changed only with human approval; `identity_hash` above pins it), `skills/` what\n"
+        "it can do, `memory/` what it has learned and `journal/` what it did.\n"
+        "Any conformant runtime that clones it and folds the log resumes the same agent.\n"
+    )
+
+
+def config_text(provider: str | None, model: str | None, runtime: str | None) -> str:
+    executor = {
+        k: v for k, v in (("provider", provider), ("model", model), ("runtime", runtime)) if v
+    }
+    data: dict[str, Any] = {}
+    if executor:
+        data["executor"] = executor
+    data["state"] = {"events": "state/events.jsonl"}
+    data["gasp"] = {"snapshot_every": projecting.DEFAULT_SNAPSHOT_EVERY}
+    return tomli_w.dumps(data)
+
+
+def _append_lines(path: str, lines: Sequence[str]) -> bool:
+    """Append the missing ``lines`` (exact, trimmed match); True if it wrote."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        text = ""
+    have = {line.strip() for line in text.split("\n")}
+    missing = [line for line in lines if line not in have]
+    if not missing:
+        return False
+    prefix = "" if not text or text.endswith("\n") else "\n"
+    writer.write_atomically(
+        path, (text + prefix + "".join(f"{line}\n" for line in missing)).encode()
+    )
+    return True
+
+
+def init_repo(
+    directory: str,
+    agent_id: str,
+    identity: Sequence[str] = (),
+    provider: str | None = None,
+    model: str | None = None,
+    runtime: str | None = None,
+    commit: bool = True,
+) -> list[str]:
+    """Create the layout in ``directory``; returns the paths written."""
+    if not _AGENT_ID.fullmatch(agent_id):
+        raise GaspError(
+            f"agent id {agent_id!r} must be letters, digits, '.', '_' or '-'",
+            "e.g. --agent-id my-agent",
+            USAGE,
+        )
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        # a file, a FIFO, a device, a dangling link: never made into a repository
+        raise GaspError(f"{directory}: exists and is not a directory", "name a directory", USAGE)
+    for existing in ("AGENT.md", "state/events.jsonl"):
+        if os.path.lexists(os.path.join(directory, existing)):
+            raise GaspError(
+                f"{directory}: {existing} already exists — this is already an agent repository",
+                "check it with: git gasp check",
+            )
+    if os.path.isdir(directory):
+        refuse_escapes(directory)  # its memory/, state/... must not lead out of it
+    sources = []
+    for path in identity:
+        try:
+            with open(path, "rb") as fh:
+                sources.append((os.path.basename(path), fh.read()))
+        except OSError as exc:
+            raise GaspError(f"--identity {path}: {exc.strerror}", None, USAGE) from None
+    made_dir = not os.path.exists(directory)
+    os.makedirs(directory, exist_ok=True)
+    made_repo = not _is_repo(directory)
+    if made_repo:
+        git.run(directory, ["init", "-q"])
+    if commit:
+        try:
+            git.run(directory, ["var", "GIT_COMMITTER_IDENT"])
+        except git.GitError:
+            if made_repo:  # undone: "nothing was written" holds
+                shutil.rmtree(os.path.join(directory, ".git"), ignore_errors=True)
+            if made_dir:
+                with contextlib.suppress(OSError):
+                    os.rmdir(directory)
+            raise GaspError(
+                "git has no identity to make the first commit with; nothing was written",
+                'set one: git config --global user.name "NAME"; '
+                'git config --global user.email "EMAIL" (or use --no-commit)',
+            ) from None
+    from git_gasp.hooks.install import configure_merge_driver
+
+    configure_merge_driver(directory, None)
+    written: list[str] = []
+
+    def create(rel: str, data: bytes) -> None:
+        path = os.path.join(directory, rel)
+        if not os.path.lexists(path):
+            writer.write_atomically(path, data)
+            written.append(rel)
+
+    for name, data in sources or [("IDENTITY.md", f"# Identity\n\nI am {agent_id}.\n".encode())]:
+        create(f"identity/{name}", data)
+    digest = identity_hash(identity_files(directory))
+    create("AGENT.md", manifest_text(agent_id, digest).encode())
+    create("skills/README.md", b"# Skills\n\nOne directory per skill: `skills/<name>/SKILL.md`.\n")
+    create("state/events.jsonl", b"")
+    create("memory/facts.jsonl", b"")
+    create("journal/JOURNAL.md", b"# Journal\n\n")
+    create(".agent/config.toml", config_text(provider, model, runtime).encode())
+    written.append(projecting.regenerate_memory(directory))
+    if _append_lines(os.path.join(directory, ".gitignore"), LOCAL_PATHS):
+        written.append(".gitignore")
+    if _append_lines(os.path.join(directory, ".gitattributes"), ATTRIBUTES):
+        written.append(".gitattributes")
+    if commit:
+        git.run(directory, ["add", "--", *written])
+        message = f"init agent {agent_id}\n\nGASP layout written by git-gasp.\n"
+        try:
+            git.run(directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode())
+        except git.GitError as exc:
+            raise GaspError(
+                f"the layout is written and staged, but git could not commit it: {exc.message}",
+                "fix that (e.g. git config user.name / user.email), then run: git commit",
+            ) from None
+    return written
+
+
+def _is_repo(directory: str) -> bool:
+    try:
+        top = git.run(directory, ["rev-parse", "--show-toplevel"]).decode().strip()
+    except git.GitError:
+        return False
+    return bool(top)

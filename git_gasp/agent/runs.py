@@ -1,0 +1,362 @@
+"""Closing a run: ``run.finished``, projections, and the one boundary commit.
+
+The commit is a normal ``git commit`` (the user's identity, ``commit.gpgsign``
+and the repository's own hooks apply), limited by pathspec to the log, the
+projections and the paths the caller names, so anything else the user staged
+stays staged. Its message is the runtime's (REFERENCE §8) plus one
+``Agent-Session`` trailer per session::
+
+    run <run-id>: <outcome>
+
+    Run-Id: <run-id>
+    Goal: <goal-id or ->
+    Outcome: <outcome>
+    Agent-Session: <agent>:[<namespace>:]<sessionId>[#<recordRef>]
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import threading
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from git_gasp import git
+from git_gasp.agent import projecting, validate
+from git_gasp.agent.api import Agent
+from git_gasp.core.appendonly import Blob, check_worktree
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.store.looseobjects import LooseStore, loose_store, store_appended
+from git_gasp.store.worktree import EVENTS_PATH
+
+
+class Closed(NamedTuple):
+    run_id: str
+    commit: str | None  # None when nothing changed
+    snapshot: str | None  # the snapshot written on cadence, if any
+    note: str | None = None  # what the session note of the commit says, or why it is missing
+
+
+def check_session(ref: str) -> str:
+    """``<agent>:[<namespace>:]<sessionId>[#<recordRef>]``, never a URL."""
+    from git_gasp.core.secrets import find_secrets
+    from git_gasp.core.trailers import is_session_ref
+
+    if not is_session_ref(ref):
+        raise GaspError(
+            f"--session {ref!r} is not an Agent-Session reference",
+            "use <agent>:[<namespace>:]<sessionId>[#<recordRef>], e.g. claude:ses_01H9X",
+            USAGE,
+        )
+    secrets = find_secrets(ref)
+    if secrets:
+        raise GaspError(
+            f"--session looks like it holds {secrets[0].label} ({secrets[0].preview})",
+            "a session reference names the session and never carries a credential",
+            USAGE,
+        )
+    return ref
+
+
+def _trailer_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a trailer's value, if it cannot."""
+    if "\n" in value or "\r" in value:
+        return "must not contain newlines (would forge commit trailers)"
+    return None if value.strip() else "must not be empty"
+
+
+def commit_message(run_id: str, goal: str, outcome: str, sessions: Sequence[str]) -> str:
+    for name, value in (("run id", run_id), ("goal", goal), ("outcome", outcome)):
+        problem = _trailer_problem(value)
+        if problem is not None:
+            raise GaspError(f"{name} {problem}", None, USAGE)
+    from git_gasp.hooks.sessiontrailer import session_message
+
+    lines = [f"run {run_id}: {outcome}", "", f"Run-Id: {run_id}", f"Goal: {goal}"]
+    lines.append(f"Outcome: {outcome}")
+    for ref in sessions:
+        check_session(ref)
+    # the same trailer writer as the prepare-commit-msg hook (addIfDifferent)
+    return session_message("\n".join(lines) + "\n", sessions)
+
+
+def boundary_commit(
+    root: str, message: str, paths: Sequence[str], info: git.RepoInfo | None = None
+) -> str | None:
+    """``git commit -- <paths>``; None if none of them changed.
+
+    New files are announced with ``git add -N`` (no hashing). When nothing
+    else is staged, ``--include`` commits the same tree as the default
+    ``--only`` but hashes each changed file once instead of twice (``--only``
+    hashes it for the index and again for the commit's own): for a 4 MB log
+    that is a fifth of a close. Either way a refused commit leaves the index
+    as it was. ``info``: the repository's locations, if already known.
+    """
+    present = [p for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
+    entries = git.index_entries(root, list(paths)) if paths else []
+    tracked = {p for _, p in entries}
+    gone = [p for p in paths if p in tracked and p not in present]
+    if EVENTS_PATH in gone:
+        raise GaspError(f"{EVENTS_PATH} is tracked but missing: refusing to commit its deletion")
+    pathspec = present + gone
+    if not pathspec:
+        return None
+    new = [p for p in present if _has_untracked(root, p, tracked)]
+    if new:
+        git.run(root, ["add", "-N", "--", *new])
+    # --include adds from the index's own view: an entry marked
+    # assume-unchanged (core.ignoreStat) would be taken as unchanged
+    trusting = any(tag.islower() for tag, _ in entries)
+    info = info or git.repo_info(root)
+    include = not trusting and not _in_progress(info) and not _staged_besides(root, pathspec, info)
+    commit = ["commit", "-q", "--include" if include else "--only", "-F", "-", "--", *pathspec]
+    try:
+        git.run(root, commit, stdin=message.encode())
+    except git.GitError as exc:
+        if not _differs_from_head(root, pathspec):
+            return None  # nothing to commit
+        raise _refused(exc) from None  # a real failure: a hook refused, no identity, ...
+    return git.run(root, ["rev-parse", "HEAD"]).decode().strip()
+
+
+def _refused(exc: git.GitError) -> GaspError:
+    """git-gasp's own pre-commit hook refusing the commit, as one line: its
+    first finding and how many more (any other failure as git said it)."""
+    findings = [
+        line.removeprefix("gasp: ")
+        for line in exc.message.splitlines()
+        if line.startswith("gasp: ") and "] " in line and " (hint: " in line
+    ]
+    if not findings:
+        return exc
+    text, _, hint = findings[0].partition(" (hint: ")
+    more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+    return GaspError(
+        f"a hook refused the boundary commit: {text}{more}",
+        f"{hint.removesuffix(')')}; the run stays open: fix that, then close it again",
+        FINDINGS,
+    )
+
+
+def _in_progress(info: git.RepoInfo) -> bool:
+    """A merge, cherry-pick or revert stopped half way: ``--only`` refuses to
+    conclude it, ``--include`` would."""
+    marks = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD")
+    return any(os.path.exists(os.path.join(info.git_dir, mark)) for mark in marks)
+
+
+def _staged_besides(root: str, pathspec: Sequence[str], info: git.RepoInfo) -> bool:
+    """Whether the index differs from HEAD outside ``pathspec`` (True before
+    the first commit). No pathspec reaches git, so ``GIT_*_PATHSPECS`` cannot
+    change the answer; submodules count whatever their ``ignore`` setting."""
+    try:
+        staged = git.staged_against_head(root)
+    except git.GitError:
+        return True
+    ours = [info.prefix + p.rstrip("/") for p in pathspec]
+    return any(not any(s == o or s.startswith(o + "/") for o in ours) for s in staged)
+
+
+def _has_untracked(root: str, rel: str, tracked: set[str]) -> bool:
+    """Whether ``rel`` (a file, or a directory such as ``snapshots``) holds a
+    file the index does not list: ``git commit -- <dir>`` leaves those out."""
+    if rel in tracked:
+        return False
+    path = os.path.join(root, rel)
+    if not os.path.isdir(path) or os.path.islink(path):
+        return True
+    for dirpath, _, filenames in os.walk(path):
+        base = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        if any(f"{base}/{name}" not in tracked for name in filenames):
+            return True
+    return False
+
+
+def _differs_from_head(root: str, pathspec: Sequence[str]) -> bool:
+    """Whether the work tree differs from HEAD under ``pathspec``."""
+    if git.head(root) is None:
+        return True
+    try:
+        git.run(root, ["diff", "--quiet", "HEAD", "--", *pathspec])
+    except git.GitError:
+        return True
+    return False
+
+
+def close_run(
+    agent: Agent,
+    outcome: str,
+    goal: str | None = None,
+    sessions: Sequence[str] = (),
+    paths: Sequence[str] = (),
+) -> Closed:
+    """Finish the open run and make its boundary commit (safe to retry)."""
+    run = agent.open_run
+    if run is None:
+        raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
+    recorded = agent.finished_outcome()
+    # an earlier close wrote run.finished: its outcome has its say (unless no
+    # commit could carry it, as another runtime may have written it)
+    if recorded is not None and recorded != outcome and _trailer_problem(recorded) is None:
+        raise GaspError(
+            f"{run.run_id} already finished with outcome `{recorded}` "
+            "(an earlier close recorded it; its commit is still to be made)",
+            f"finish it with: git gasp run close --outcome {shlex.quote(recorded)}",
+            USAGE,
+        )
+    goal_id = goal or run.goal or "-"
+    if goal is not None and goal not in agent.graph.nodes:
+        raise GaspError(f"unknown goal: {goal}", "name a goal node (git gasp fold --json)", USAGE)
+    message = commit_message(run.run_id, goal_id, outcome, sessions)  # validate before writing
+    validate.utf8("the outcome, goal or session", message)
+    _check_paths(agent.root, paths)
+    committed = _check_committed_lines(agent.root)
+    agent.lease.acquire()
+    agent.finish_run(outcome)
+    # the log is final now: it is stored while the projections are written
+    where = loose_store(agent.root, committed.info) if committed and committed.starts else None
+    stored = _store_soon(agent, committed, where, [EVENTS_PATH])
+    task = _task_of(agent, run.run_id)
+    written = [EVENTS_PATH, projecting.FACTS_PATH]
+    written.append(projecting.append_journal(agent, run.run_id, goal_id, outcome, task))
+    written.append(projecting.regenerate_memory(agent.root))
+    snapshot = None
+    # after a seeded open the recent events are those since the latest snapshot
+    if projecting.snapshot_due(agent.root, [e.id for e in agent.recent_events()]):
+        snapshot = projecting.write_snapshot(agent.root)
+    if os.path.isdir(os.path.join(agent.root, "snapshots")):
+        written.append("snapshots")  # with any taken during the run
+    stored()
+    _store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH])()
+    info = committed.info if committed is not None else None
+    commit = boundary_commit(agent.root, message, [*written, *paths], info)
+    agent.forget_run()
+    note = _write_note(agent.root, commit, run.run_id, sessions) if commit and sessions else None
+    return Closed(run.run_id, commit, snapshot, note)
+
+
+def _store_soon(
+    agent: Agent,
+    committed: Committed | None,
+    where: LooseStore | None,
+    files: Sequence[str],
+) -> Callable[[], None]:
+    """Store ``files``' blobs (see :mod:`git_gasp.store.looseobjects`) in a thread
+    (hashing and zlib release the GIL); call the result to wait for them.
+
+    git commit then finds them stored, compressed by their appends. The
+    agent's view of the log is the file unless another writer changed it; a
+    blob whose bytes are not the file's is named by its own bytes all the
+    same, and git stores the file's blob itself."""
+    starts = committed.starts if committed is not None else {}
+    todo = [rel for rel in files if rel in starts]
+    if committed is None or where is None or not todo:
+        return lambda: None
+    jobs = [
+        (rel, agent.log_bytes() if rel == EVENTS_PATH else _read(os.path.join(agent.root, rel)))
+        for rel in todo
+    ]
+
+    def work() -> None:
+        for rel, data in jobs:
+            try:
+                store_appended(where, committed.info.prefix + rel, data, starts[rel])
+            except Exception:  # an optimisation: git stores the blob itself
+                continue
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    return thread.join
+
+
+def _write_note(root: str, commit: str, run_id: str, sessions: Sequence[str]) -> str:
+    """The boundary commit's note under refs/notes/agent-sessions: the
+    sessions, the run with its event range and log digest, and the run's
+    transcript if one is stored. The commit is made already, so a failure
+    is reported, not raised (``git gasp notes add`` can write it later)."""
+    from git_gasp.sessions import notes as sessionnotes
+
+    transcripts = []
+    stored = f"transcripts/{run_id}.jsonl.gz"
+    if os.path.isfile(os.path.join(root, stored)):
+        digest, size = sessionnotes.digest_file(os.path.join(root, stored))
+        transcripts.append((stored, digest, size))
+    try:
+        records = sessionnotes.run_records(root, commit, run_id, sessions, None, None, transcripts)
+        sessionnotes.add_records(root, commit, records)
+    except GaspError as exc:
+        return f"note not written: {exc.message}"
+    return f"note written ({len(records)} records in {sessionnotes.NOTES_REF})"
+
+
+_HUMAN_GATED = ("identity", "AGENT.md", "IDENTITY.md")
+
+
+def _check_paths(root: str, paths: Sequence[str]) -> None:
+    for path in paths:
+        norm = os.path.normpath(path)
+        if os.path.isabs(path) or norm.startswith(".."):
+            raise GaspError(
+                f"{path}: name paths inside the repository",
+                "paths are relative to the agent repository",
+                USAGE,
+            )
+        if norm.split(os.sep)[0] in _HUMAN_GATED:
+            raise GaspError(
+                f"{path}: identity changes are human-gated and never ride a run's commit",
+                "commit them with: git gasp identity commit --approved-by NAME --reason TEXT",
+                USAGE,
+            )
+        if not os.path.lexists(os.path.join(root, path)) and not git.tracked(root, [path]):
+            raise GaspError(f"{path}: no such file", "check the path", USAGE)
+
+
+class Committed(NamedTuple):
+    info: git.RepoInfo
+    # files that begin with exactly their committed blob, and the bytes hashed to it
+    starts: dict[str, tuple[Blob, bytes]]
+
+
+def _check_committed_lines(root: str) -> Committed | None:
+    """Refuse to commit an append-only file whose committed lines were edited,
+    as the files are on disk now. What was checked, or None before the first
+    commit."""
+    tip = git.head(root)
+    if tip is None:
+        return None
+    info = git.repo_info(root)
+    files = (EVENTS_PATH, projecting.FACTS_PATH, projecting.JOURNAL_PATH)
+    blobs = git.blobs_at(root, [f"{tip}:{info.prefix}{f}" for f in files])
+    starts = {}
+    with git.BlobReader(root) as reader:
+        for rel, blob in zip(files, blobs, strict=True):
+            if blob is None:
+                continue
+            on_disk = _read(os.path.join(root, rel))
+            fmt = info.object_format
+            checked = check_worktree(rel, blob, on_disk, reader.read, fmt, appended_only=True)
+            if checked.problem is not None:
+                raise GaspError(
+                    f"{checked.problem}: refusing to commit it",
+                    f"restore the committed lines (git diff {rel}) and keep only appended ones",
+                    FINDINGS,
+                )
+            if checked.exact:
+                starts[rel] = (blob, on_disk)
+    return Committed(info, starts)
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return b""
+
+
+def _task_of(agent: Agent, run_id: str) -> str:
+    node = agent.graph.nodes.get(run_id)
+    props = node.props if node is not None else None
+    task = props.get("task") if isinstance(props, dict) else None
+    return task if isinstance(task, str) else "-"

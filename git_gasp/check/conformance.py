@@ -1,0 +1,60 @@
+"""``git gasp check``: the seven conformance checks over one repository.
+
+A missing or unparseable log is a conformance failure, never a tool error:
+dependent checks are marked failed (fail closed) and check 4, which needs
+only git, always runs (REFERENCE §10.1).
+"""
+
+from __future__ import annotations
+
+from git_gasp.check.history import check_append_only
+from git_gasp.core.checks import (
+    check_causation,
+    check_envelope,
+    check_pairing,
+    check_vocabulary,
+    parse_all_ops,
+)
+from git_gasp.core.fold import FoldError, fold
+from git_gasp.core.log import parse_log
+from git_gasp.core.repochecks import FoldOutcome, check_replay, check_restore
+from git_gasp.core.report import CheckReport, failed
+from git_gasp.store import worktree
+
+
+def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[CheckReport]:
+    """The seven reports, in order 1..7."""
+    data, error = worktree.read_log(repo)
+    if data is None:
+        return [
+            failed(1, f"{worktree.EVENTS_PATH}: {error}"),
+            *(failed(n, "log unavailable (see check 1)") for n in (2, 3)),
+            check_append_only(repo, use_cache),
+            *(failed(n, "log unavailable (see check 1)") for n in (5, 6, 7)),
+        ]
+    log = parse_log(data)  # read_log has validated it as UTF-8
+    if not log.ok:
+        return [
+            check_envelope(log),
+            *(failed(n, "log does not fully parse; see check 1") for n in (2, 3)),
+            check_append_only(repo, use_cache),
+            *(failed(n, "log does not fully parse; see check 1") for n in (5, 6, 7)),
+        ]
+    events = log.events
+    ops = parse_all_ops(events)
+    outcome: FoldOutcome
+    try:
+        outcome = fold(events, ops=ops)
+    except FoldError as exc:
+        outcome = exc
+    snapshots, snapshots_error = worktree.read_snapshots(repo)
+    packs, problems = worktree.read_packs(repo)
+    return [
+        check_envelope(log),
+        check_replay(events, data, outcome, snapshots, snapshots_error),
+        check_vocabulary(events, ops, packs, problems),
+        check_append_only(repo, use_cache),
+        check_causation(events),
+        check_restore(worktree.read_identity(repo), outcome, fixture),
+        check_pairing(events, ops),
+    ]

@@ -1,0 +1,149 @@
+"""Check 4, "append-only in git", over a real repository, incrementally.
+
+Which paths (REFERENCE §11.11): ``state/events.jsonl``, ``journal/JOURNAL.md``,
+``JOURNAL.md`` and every tracked ``facts.jsonl`` at any depth, as the checker
+lists them (a ``git rm``'d facts file is not walked). For each, the
+commits reachable from HEAD that touch it are judged by the rule in
+:mod:`git_gasp.core.appendonly`.
+
+Verified results are remembered under the repository's git directory
+(``gasp/check4-v1.json``), never in the work tree:
+
+* transition keys — the blob ids before and after a commit — so a verdict is
+  a fact about immutable objects and a rewritten history cannot reuse a stale
+  one;
+* per path, the HEAD commits whose whole ancestry passed; the next check walks
+  only commits not reachable from them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from git_gasp import git
+from git_gasp.core.appendonly import Transition, verify, worktree_problem
+from git_gasp.core.report import CheckReport
+from git_gasp.store import writer
+from git_gasp.store.worktree import inside
+
+STATIC_PATHS = ("state/events.jsonl", "journal/JOURNAL.md", "JOURNAL.md")
+FACTS_PATHSPECS = ("facts.jsonl", "*/facts.jsonl")
+CACHE_NAME = "check4-v1.json"
+_MAX_TIPS = 8
+
+
+class VerdictCache:
+    """The check 4 memo in ``<git-common-dir>/gasp/``; unreadable means empty."""
+
+    def __init__(self, common_dir: str | None) -> None:
+        self.path = os.path.join(common_dir, "gasp", CACHE_NAME) if common_dir else None
+        self.transitions: set[str] = set()
+        self.tips: dict[str, list[str]] = {}
+        self.dirty = False
+        if self.path is None:
+            return
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                data: Any = json.load(fh)
+            self.transitions = {t for t in data["transitions"] if isinstance(t, str)}
+            self.tips = {
+                str(k): [c for c in v if isinstance(c, str)] for k, v in data["tips"].items()
+            }
+        except (RecursionError, OSError, ValueError, KeyError, TypeError, AttributeError):
+            # A cache is only an optimisation: a missing or damaged one is
+            # treated as empty, which means more work, never a wrong pass.
+            self.transitions, self.tips = set(), {}
+
+    def remember(self, path: str, head: str, transitions: frozenset[str]) -> None:
+        self.transitions |= transitions
+        tips = [head] + [t for t in self.tips.get(path, []) if t != head]
+        self.tips[path] = tips[:_MAX_TIPS]
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty or self.path is None:
+            return
+        data = {"transitions": sorted(self.transitions), "tips": self.tips}
+        try:
+            writer.write_atomically(self.path, json.dumps(data, separators=(",", ":")).encode())
+        except OSError:
+            pass  # a read-only repository (a server, a mounted clone) just isn't cached
+
+
+def check_append_only(repo: str, use_cache: bool = True) -> CheckReport:
+    """Run check 4 on the repository at ``repo`` (any error fails closed)."""
+    try:
+        info = git.repo_info(repo)
+    except git.GitError:
+        return CheckReport(
+            4, ("not a git repository (conformance rule 1: state lives in a git repo)",)
+        )
+    tip = git.head(repo)
+    if tip is None:
+        return CheckReport(4, (), ("no commits yet — nothing to violate",))
+    failures: list[str] = []
+    paths = list(STATIC_PATHS)
+    try:
+        paths += git.tracked(repo, FACTS_PATHSPECS)
+    except git.GitError as exc:
+        failures.append(f"cannot enumerate facts.jsonl paths: {exc}")
+    cache = VerdictCache(info.common_dir if use_cache else None)
+    with git.BlobReader(repo) as reader:
+        for path in sorted(set(paths)):
+            try:
+                failures += _check_path(repo, info, tip, path, cache, reader)
+            except git.GitError as exc:
+                failures.append(f"{path}: cannot walk history: {exc}")
+    cache.save()
+    return CheckReport(4, tuple(failures))
+
+
+def _check_path(
+    repo: str,
+    info: git.RepoInfo,
+    tip: str,
+    path: str,
+    cache: VerdictCache,
+    reader: git.BlobReader,
+) -> list[str]:
+    walk = git.commits_touching(repo, path, tip, cache.tips.get(path, ()))
+    full = info.prefix + path
+    specs = [f"{tip}:{full}"]
+    for commit, parents in walk:
+        specs += [f"{c}:{full}" for c in (commit, *parents)]
+    blobs = git.blobs_at(repo, specs)
+    at_head, pos = blobs[0], 1
+    transitions = []
+    for commit, parents in walk:
+        child, *before = blobs[pos : pos + 1 + len(parents)]
+        pos += 1 + len(parents)
+        transitions.append(Transition(commit, parents, child, tuple(before)))
+    outcome = verify(
+        path, transitions, reader.read, info.object_format, frozenset(cache.transitions)
+    )
+    failures = list(outcome.failures)
+    if not failures:
+        cache.remember(path, tip, outcome.verified)
+    if at_head is not None:
+        problem = _worktree(repo, path, at_head, reader, info.object_format)
+        if problem:
+            failures.append(problem)
+    return failures
+
+
+def _worktree(
+    repo: str, path: str, committed: Any, reader: git.BlobReader, hash_name: str
+) -> str | None:
+    full = os.path.join(repo, path)
+    if not inside(repo, full):  # fail closed, and read nothing there (/dev/zero, say)
+        return f"{path}: working tree copy is a symlink that leads outside the repository"
+    try:
+        with open(full, "rb") as fh:
+            on_disk = fh.read()
+    except FileNotFoundError:
+        return f"{path}: committed file missing from working tree"
+    except OSError as exc:
+        return f"{path}: working tree unreadable: {exc.strerror} (os error {exc.errno})"
+    return worktree_problem(path, committed, on_disk, reader.read, hash_name)

@@ -1,0 +1,283 @@
+"""The hook commands: ``hooks install``, ``hooks status``, ``hooks run`` and
+``validate`` (registered on ``cli``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from git_gasp import output
+from git_gasp.cli.agent import JSON, REPO
+from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
+from git_gasp.hooks import install as hookinstall
+
+HOOK_NAMES = (*hookinstall.CLIENT_HOOKS, *hookinstall.SERVER_HOOKS)
+
+
+def _repo(repo: str | None) -> str:
+    return repo or "."
+
+
+@click.group()
+def hooks() -> None:
+    """Enforce GASP at commit and push time: install and run git-gasp's hooks."""
+
+
+@hooks.command()
+@click.option(
+    "--uninstall", is_flag=True, help="Remove git-gasp's shims and restore chained hooks."
+)
+@click.option(
+    "--server",
+    is_flag=True,
+    help="Install the server hooks (pre-receive, post-receive) into a bare repository, "
+    "and turn on receive.advertisePushOptions for the audited bypass.",
+)
+@click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    default=None,
+    help="Run hooks with this Python interpreter (absolute path) instead of git-gasp "
+    "from PATH, e.g. for GUI clients whose PATH lacks it.",
+)
+@click.option(
+    "--pin",
+    is_flag=True,
+    help="Pin the interpreter running this command (shorthand for --python "
+    "with its absolute path).",
+)
+@REPO
+@JSON
+def install(
+    uninstall: bool, server: bool, python: str | None, pin: bool, repo: str | None, as_json: bool
+) -> int:
+    """Write git-gasp's hook shims into the repository's hooks directory.
+
+    Existing hooks are kept as HOOK.pre-gasp and run first. Refuses when
+    core.hooksPath is set.
+    """
+    from git_gasp import git
+
+    root = _repo(repo)
+    names = hookinstall.SERVER_HOOKS if server else hookinstall.CLIENT_HOOKS
+    if pin and python is not None:
+        raise click.UsageError("--pin and --python both choose the interpreter; give one")
+    if pin:
+        python = sys.executable
+    if python is not None and not os.path.isabs(python):
+        raise click.BadParameter(f"{python} is not an absolute path", param_hint="--python")
+    if uninstall:
+        done = hookinstall.uninstall(root, names)
+        verb = "removed"
+        listed = done.removed
+    else:
+        done = hookinstall.install(root, names, python)
+        framework = hookinstall.framework_hooks(done)
+        if framework:
+            output.diag(
+                f"warning: {', '.join(framework)} chain the pre-commit framework's hooks: "
+                "every change is judged twice if its config uses git-gasp too; use one or "
+                "the other (git gasp hooks install --uninstall)"
+            )
+        if server:
+            git.run(root, ["config", "receive.advertisePushOptions", "true"])
+            bare = git.run(root, ["rev-parse", "--is-bare-repository"]).decode().strip()
+            if bare != "true":
+                output.diag("warning: not a bare repository; server hooks run only on pushes to it")
+        verb = "installed"
+        listed = done.hooks
+    if as_json:
+        value: dict[str, Any] = {
+            "format": "git-gasp.hooks/1",
+            "hooks_dir": done.hooks_dir,
+            "action": "uninstall" if uninstall else "install",
+            "hooks": list(listed),
+            "chained": list(done.chained),  # kept and run first; on uninstall: restored
+        }
+        output.data_json(value)
+        return OK
+    if not listed:
+        output.data(
+            f"no git-gasp hooks to {'remove' if uninstall else 'install'} in {done.hooks_dir}"
+        )
+    for hook in listed:
+        output.data(f"{verb} {hook} in {done.hooks_dir}")
+    for hook in done.chained:
+        note = "kept as " + hook + ".pre-gasp and run first" if not uninstall else "restored"
+        output.data(f"  existing {hook} hook {note}")
+    return OK
+
+
+@hooks.command()
+@click.option("--server", is_flag=True, help="Show the server hooks instead of the client hooks.")
+@REPO
+@JSON
+def status(server: bool, repo: str | None, as_json: bool) -> int:
+    """Show which hooks are git-gasp's shims, someone else's, or absent."""
+    names = hookinstall.SERVER_HOOKS if server else hookinstall.CLIENT_HOOKS
+    found = hookinstall.status(_repo(repo), names)
+    if as_json:
+        output.data_json({"format": "git-gasp.hooks/1", "hooks": found})
+    else:
+        for hook, state in found.items():
+            output.data(f"{hook:20} {state}")
+    return OK
+
+
+@hooks.command(context_settings={"ignore_unknown_options": True})
+@click.argument("hook", type=click.Choice(HOOK_NAMES))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@REPO
+def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
+    """Run one hook now, as git would (what the shims and the pre-commit framework call).
+
+    pre-commit and post-commit take no arguments; prepare-commit-msg takes
+    the message file, its source and commit; commit-msg takes the message
+    file; post-rewrite takes the command (amend or rebase) and reads git's
+    old/new lines on stdin; pre-push takes the remote name and URL and reads
+    git's ref lines on stdin; pre-receive and post-receive read git's ref
+    lines on stdin. Violations are printed one per line; the exit status is
+    1 when the hook rejects.
+    """
+    from git_gasp.hooks import hooking
+
+    root = _repo(repo)
+    err = sys.stderr
+    if hook == "pre-commit":
+        hooking.pre_commit(root, err)
+    elif hook == "prepare-commit-msg":
+        if len(args) < 1:
+            raise click.UsageError("prepare-commit-msg needs the message file")
+        from git_gasp.hooks import sessiontrailer as sessionhooks
+
+        sessionhooks.prepare_commit_msg(root, args[0], args[1:], os.environ)
+    elif hook == "post-commit":
+        from git_gasp.sessions import pushnotes as notehooks
+
+        notehooks.post_commit(root, err)
+    elif hook == "post-rewrite":
+        from git_gasp.sessions import pushnotes as notehooks
+
+        command = args[0] if args else os.environ.get("PRE_COMMIT_REWRITE_COMMAND", "")
+        notehooks.post_rewrite(root, command, hooking.stdin_lines(), err)
+    elif hook == "commit-msg":
+        if len(args) < 1:
+            raise click.UsageError("commit-msg needs the message file")
+        hooking.commit_msg(root, args[0], err)
+    elif hook == "pre-push":
+        lines = [] if os.environ.get("PRE_COMMIT_TO_REF") else hooking.stdin_lines()
+        hooking.pre_push(root, args[0] if args else None, lines, os.environ, err)
+    elif hook == "pre-receive":
+        _fail_closed(lambda: hooking.pre_receive(root, hooking.stdin_lines(), os.environ, err))
+    else:
+        hooking.post_receive(root, hooking.stdin_lines(), os.environ)
+    return OK
+
+
+@hooks.command(name="merge-driver")
+@click.argument("base", type=click.Path(dir_okay=False))
+@click.argument("ours", type=click.Path(dir_okay=False))
+@click.argument("theirs", type=click.Path(dir_okay=False))
+@click.argument("path", required=False, default="")
+def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
+    """The gasp-append merge driver: git runs it as `%O %A %B %P` for files
+    whose merge attribute is gasp-append (the journal).
+
+    When both sides only appended to BASE, OURS becomes ours followed by what
+    theirs appended, each side's entries whole; otherwise it is a conflict
+    (exit 1) and OURS is left as it was.
+    """
+    from git_gasp.core.appendonly import merge_appends
+    from git_gasp.store.worktree import regular_file
+
+    def read(name: str) -> bytes:
+        try:
+            data = regular_file(name)
+        except OSError as exc:
+            raise GaspError(f"{name}: {exc.strerror}", None, USAGE) from None
+        if data is None:  # git passes temporary files; /dev/zero would never end
+            raise GaspError(f"{name}: not a regular file", "git passes the driver files", USAGE)
+        return data
+
+    merged = merge_appends(read(base), read(ours), read(theirs))
+    if merged is None:
+        output.diag(f"gasp: {path or ours}: a side did more than append; resolve it by hand")
+        return FINDINGS
+    with open(ours, "wb") as fh:
+        fh.write(merged)
+    return OK
+
+
+def _fail_closed(action: Any) -> None:
+    """An internal error in the server hook rejects the push, and says so."""
+    from git_gasp.hooks.hooking import Rejected
+
+    try:
+        action()
+    except Rejected:
+        raise
+    except GaspError as exc:
+        message = f"push rejected (the hook fails closed): {exc.message}"
+        raise GaspError(message, exc.hint, FINDINGS) from None
+    except Exception as exc:
+        sys.stderr.write(
+            f"gasp: internal error ({type(exc).__name__}); push rejected (the hook fails closed)\n"
+        )
+        raise
+
+
+@click.command()
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@click.option("--staged", is_flag=True, help="Validate the staged index against HEAD instead.")
+@REPO
+@JSON
+def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: bool) -> int:
+    """Judge changes with the hooks' validator, without a hook.
+
+    REV-RANGE (default: HEAD) selects commits as git rev-list does, e.g.
+    origin/main..HEAD in CI; each is judged against its parents.
+    """
+    from git_gasp import git
+    from git_gasp.hooks import changes
+
+    root = _repo(repo)
+    if staged and rev_range is not None:
+        raise click.UsageError("--staged judges the index; it takes no REV-RANGE")
+    if staged:
+        steps = [changes.index_step(root)]
+    elif rev_range is None and git.head(root) is None:
+        git.repo_info(root)  # not a repository at all: git's error
+        steps = []  # no commits yet: nothing to judge
+    else:
+        walk = git.commit_walk(root, [rev_range or "HEAD", "--"])
+        steps = changes.commit_steps(root, walk)
+    found = changes.judge(root, steps)
+    warning = changes.nested_warning(p for s in steps for p in s.paths)
+    if warning:
+        output.diag(warning)
+    if as_json:
+        output.data_json(
+            {
+                "format": "git-gasp.validate/1",
+                "changes": len(steps),
+                "ok": not found,
+                "violations": [{"commit": j.step or None, **j.finding._asdict()} for j in found],
+            }
+        )
+    else:
+        from git_gasp.hooks.hooking import report
+
+        report(found, sys.stdout)
+        n = len(found)
+        what = "staged change" if staged else f"{len(steps)} commit{'s' * (len(steps) != 1)}"
+        output.data(f"{what}: {'ok' if not n else f'{n} violation' + 's' * (n != 1)}")
+    return FINDINGS if found else OK
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(hooks)
+    cli.add_command(validate)

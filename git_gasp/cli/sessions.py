@@ -1,0 +1,80 @@
+"""The session commands: ``transcript add``, ``sessions`` and ``who`` (registered on ``cli``)."""
+
+from __future__ import annotations
+
+import click
+
+from git_gasp import output
+from git_gasp.cli.agent import JSON, REPO, WORKER, _emit, _open, _root
+from git_gasp.errors import OK
+
+
+@click.group()
+def transcript() -> None:
+    """Keep a run's raw transcript: gzipped, local, referenced by digest."""
+
+
+@transcript.command(name="add")
+@click.argument("run_id", metavar="RUN")
+@click.argument("file", type=click.Path(dir_okay=False))
+@REPO
+@WORKER
+@JSON
+def transcript_add(
+    run_id: str, file: str, repo: str | None, worker: str | None, as_json: bool
+) -> int:
+    """Store FILE as transcripts/RUN.jsonl.gz and record its digest in the run's events."""
+    from git_gasp.sessions.transcripts import add_transcript
+
+    with _open(repo, worker) as agent:
+        added = add_transcript(agent, run_id, file)
+    if added.gitignore:
+        output.diag("added /transcripts/ to .gitignore (commit it)")
+    if added.note_skipped:
+        output.diag(f"no note written: {added.note_skipped}")
+    state = "stored" if added.written else "already stored"
+    lines = [f"{state} {added.path} ({added.digest}, {added.bytes} bytes)"]
+    if added.event:
+        lines.append(f"recorded on run {added.run_id}: event {added.event}")
+    if added.commit and added.noted:
+        lines.append(f"noted on commit {added.commit[:12]} for {added.noted}")
+    _emit(as_json, added._asdict(), "\n".join(lines))
+    return OK
+
+
+@click.command()
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
+@REPO
+@JSON
+def sessions(rev_range: str, repo: str | None, as_json: bool) -> int:
+    """List commits with the agent sessions linked to them (trailers, aliases, notes)."""
+    from git_gasp.sessions.query import list_sessions, sessions_lines, sessions_value
+
+    found = list_sessions(_root(repo), rev_range)
+    if not found and not as_json:
+        output.diag(f"no commits in {rev_range}")
+        return OK
+    _emit(as_json, sessions_value(rev_range, found), sessions_lines(found))
+    return OK
+
+
+@click.command()
+@click.argument("target", metavar="PATH[:LINE]")
+@REPO
+@JSON
+def who(target: str, repo: str | None, as_json: bool) -> int:
+    """Name the commits, runs and sessions that produced PATH (or one LINE of it) at HEAD."""
+    from git_gasp.sessions.query import who as find
+    from git_gasp.sessions.query import who_text, who_value
+
+    found = find(repo or ".", target)
+    if not found.commits and not as_json:
+        output.diag(f"{found.path} is empty at HEAD")
+        return OK
+    _emit(as_json, who_value(found), who_text(found))
+    return OK
+
+
+def register(cli: click.Group) -> None:
+    for command in (transcript, sessions, who):
+        cli.add_command(command)
