@@ -2,75 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from git_gasp import output
+from git_gasp.cli.options import (
+    JSON,
+    REPO,
+    WORKER,
+    agent_repo_root,
+    emit,
+    not_empty,
+    open_agent,
+    repo_root,
+)
 from git_gasp.errors import OK
-
-WORKER = click.option(
-    "--worker",
-    metavar="ID",
-    envvar="GASP_WORKER_ID",
-    help="Worker id holding the lease (default: $GASP_WORKER_ID, else this clone's own id).",
-)
-JSON = click.option(
-    "--json", "as_json", is_flag=True, help="Print a JSON document instead of text."
-)
-REPO = click.option(
-    "-C",
-    "--repo",
-    "repo",
-    metavar="PATH",
-    type=click.Path(exists=True, file_okay=False),
-    default=None,
-    help="The agent repository (default: the current one).",
-)
-
-
-def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """A directory argument that names something: ``""`` is refused (exit 2)."""
-    if value is not None and not value.strip():
-        raise click.BadParameter("is empty; name a directory", ctx, param)
-    return value
-
-
-def _root(repo: str | None) -> str:
-    from git_gasp.cli.root import agent_root
-
-    return agent_root(repo)
-
-
-def _agent_root(repo: str | None) -> str:
-    """Like :func:`_root`, for read commands: refuses a directory that is not
-    an agent repository instead of printing nothing."""
-    import os
-
-    from git_gasp.errors import GaspError
-
-    root = _root(repo)
-    if not os.path.exists(os.path.join(root, "AGENT.md")) and not os.path.isdir(
-        os.path.join(root, "state")
-    ):
-        raise GaspError(
-            f"{root}: not an agent repository (no AGENT.md or state/)",
-            "run it in one, pass -C PATH, or create one with: git gasp init",
-        )
-    return root
-
-
-def _open(repo: str | None, worker: str | None) -> Any:
-    from git_gasp.agent.api import Agent
-
-    return Agent.open(_root(repo), worker=worker)
-
-
-def _emit(as_json: bool, value: dict[str, Any], text: str) -> None:
-    if as_json:
-        output.data_json(value)
-    else:
-        output.data(text)
 
 
 @click.command()
@@ -110,7 +55,7 @@ def init(
 
     written = init_repo(directory, agent_id, identity, provider, model, runtime, not no_commit)
     text = f"initialized agent {agent_id} in {directory}: " + ", ".join(written)
-    _emit(as_json, {"directory": directory, "agent_id": agent_id, "written": written}, text)
+    emit(as_json, {"directory": directory, "agent_id": agent_id, "written": written}, text)
     return OK
 
 
@@ -129,9 +74,9 @@ def run_start(
     task: str, goal: str | None, repo: str | None, worker: str | None, as_json: bool
 ) -> int:
     """Take the lease and record run.started; later commands continue the run."""
-    agent = _open(repo, worker)
+    agent = open_agent(repo, worker)
     run_id = agent.start_run(task, goal=goal)
-    _emit(as_json, {"run_id": run_id, "worker": agent.worker}, run_id)
+    emit(as_json, {"run_id": run_id, "worker": agent.worker}, run_id)
     return OK
 
 
@@ -161,14 +106,14 @@ def run_close(
     """Record run.finished, update projections, make the boundary commit of PATHS too."""
     from git_gasp.agent.runs import close_run
 
-    agent = _open(repo, worker)
+    agent = open_agent(repo, worker)
     closed = close_run(agent, outcome, goal, _with_configured(agent.root, sessions), paths)
     text = f"closed {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )
     if closed.note:
         text += f"; {closed.note}"
-    _emit(as_json, closed._asdict(), text)
+    emit(as_json, closed._asdict(), text)
     return OK
 
 
@@ -204,11 +149,11 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
     from git_gasp.agent.runs import close_run
 
     outcome = f"abandoned: {reason}" if reason else "abandoned"
-    closed = close_run(_open(repo, worker), outcome)
+    closed = close_run(open_agent(repo, worker), outcome)
     text = f"abandoned {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )
-    _emit(as_json, closed._asdict(), text)
+    emit(as_json, closed._asdict(), text)
     return OK
 
 
@@ -222,10 +167,10 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     from git_gasp.store.lease import Lease, describe_expiry
     from git_gasp.store.runmarker import local_worker_id, read_marker
 
-    root = _agent_root(repo)  # not an agent repository: that, and nothing else
+    root = agent_repo_root(repo)  # not an agent repository: that, and nothing else
     problem: GaspError | None = None
     try:
-        agent = _open(root, worker)
+        agent = open_agent(root, worker)
         run, me = agent.open_run, agent.worker
     except GaspError as exc:  # e.g. a torn log: still say what is known
         problem = exc
@@ -279,9 +224,9 @@ def fact_add(
     """Append a fact and regenerate memory/active_memory.md."""
     from git_gasp.agent.projecting import add_fact
 
-    with _open(repo, worker) as agent:
+    with open_agent(repo, worker) as agent:
         made = add_fact(agent, text, list(derived))
-    _emit(as_json, made._asdict(), made.id)
+    emit(as_json, made._asdict(), made.id)
     return OK
 
 
@@ -309,9 +254,9 @@ def fact_supersede(
     """Append a fact that supersedes FACT_ID."""
     from git_gasp.agent.projecting import add_fact
 
-    with _open(repo, worker) as agent:
+    with open_agent(repo, worker) as agent:
         made = add_fact(agent, text, list(derived), supersedes=fact_id)
-    _emit(as_json, made._asdict(), made.id)
+    emit(as_json, made._asdict(), made.id)
     return OK
 
 
@@ -323,7 +268,7 @@ def fact_list(repo: str | None, as_json: bool) -> int:
     from git_gasp.agent.projecting import read_facts
     from git_gasp.core.projections import current_facts
 
-    memory = read_facts(_agent_root(repo))
+    memory = read_facts(agent_repo_root(repo))
     current = current_facts(memory.facts)
     if as_json:
         facts = [f._asdict() for f in current]
@@ -354,12 +299,12 @@ def snapshot(at: str | None, prune: bool, repo: str | None, as_json: bool) -> in
     if prune:
         if at is not None:
             raise click.UsageError("--prune and --at do different things; give one")
-        removed = prune_snapshots(_agent_root(repo))
+        removed = prune_snapshots(agent_repo_root(repo))
         text = "\n".join(f"removed {p} (its log prefix changed)" for p in removed)
-        _emit(as_json, {"removed": removed}, text or "no stale snapshots")
+        emit(as_json, {"removed": removed}, text or "no stale snapshots")
         return OK
-    path = write_snapshot(_root(repo), at)
-    _emit(as_json, {"path": path}, path)
+    path = write_snapshot(repo_root(repo), at)
+    emit(as_json, {"path": path}, path)
     return OK
 
 
@@ -370,8 +315,8 @@ def repair(repo: str | None, as_json: bool) -> int:
     """Remove what a crash left of a batch (log, facts, journal), with a backup."""
     from git_gasp.agent.repairing import repair_log
 
-    done = repair_log(_root(repo))
-    _emit(as_json, {"result": done}, done)
+    done = repair_log(repo_root(repo))
+    emit(as_json, {"result": done}, done)
     return OK
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from git_gasp import output
-from git_gasp.cli.agent import not_empty
+from git_gasp.cli.options import not_empty
 from git_gasp.errors import FINDINGS, OK
 
 

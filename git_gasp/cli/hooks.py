@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from git_gasp import output
-from git_gasp.cli.agent import JSON, REPO
+from git_gasp.cli.options import JSON, REPO
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 from git_gasp.hooks import install as hookinstall
 

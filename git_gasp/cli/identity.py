@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from git_gasp.cli.agent import JSON, REPO, WORKER, _agent_root, _emit, _root
+from git_gasp.cli.options import JSON, REPO, WORKER, agent_repo_root, emit, repo_root
 from git_gasp.errors import FINDINGS, OK
 
 
@@ -20,8 +20,8 @@ def identity_hash_cmd(repo: str | None, as_json: bool) -> int:
     """Print the identity hash of identity/ (SHA-256 over its sorted files, as check 6)."""
     from git_gasp.agent.identity import compute
 
-    digest = compute(_root(repo))
-    _emit(as_json, {"format": "git-gasp.identity-hash/1", "identity_hash": digest}, digest)
+    digest = compute(repo_root(repo))
+    emit(as_json, {"format": "git-gasp.identity-hash/1", "identity_hash": digest}, digest)
     return OK
 
 
@@ -32,12 +32,12 @@ def identity_verify(repo: str | None, as_json: bool) -> int:
     """Compare AGENT.md's identity_hash with the hash of identity/ (check 6)."""
     from git_gasp.agent.identity import verify
 
-    result = verify(_root(repo))
+    result = verify(repo_root(repo))
     lines = [f"FAIL {f}" for f in result.failures] or [f"ok   {n}" for n in result.notes]
     lines.append(f"declared {result.declared or '-'}")
     lines.append(f"computed {result.computed or '-'}")
     value = {"format": "git-gasp.identity-verify/1", **result.to_value()}
-    _emit(as_json, value, "\n".join(lines))
+    emit(as_json, value, "\n".join(lines))
     return OK if result.ok else FINDINGS
 
 
@@ -55,12 +55,12 @@ def identity_commit(
     """Commit the staged identity/ change with its new hash and an approval decision."""
     from git_gasp.agent.identity import commit_identity
 
-    done = commit_identity(_root(repo), approved_by, reason, worker)
+    done = commit_identity(repo_root(repo), approved_by, reason, worker)
     text = (
         f"committed {done.commit[:12]}: identity_hash {done.identity_hash}, "
         f"{done.decision_id} approved by {done.approved_by}"
     )
-    _emit(as_json, done._asdict(), text)
+    emit(as_json, done._asdict(), text)
     return OK
 
 
@@ -77,7 +77,7 @@ def skill_list(repo: str | None, as_json: bool) -> int:
     """List every skill: name, description, path and whether it is valid."""
     from git_gasp.restore.restoring import declared_skills, file_cap
 
-    root = _agent_root(repo)
+    root = agent_repo_root(repo)
     skills = declared_skills(root, file_cap(root))
     lines = [
         f"{s.name or s.directory}\t{'valid' if s.valid else 'INVALID'}\t{s.path}\t"
@@ -85,7 +85,7 @@ def skill_list(repo: str | None, as_json: bool) -> int:
         for s in skills
     ]
     value = {"format": "git-gasp.skills/1", "skills": [s.to_value() for s in skills]}
-    _emit(as_json, value, "\n".join(lines) or "no skills")
+    emit(as_json, value, "\n".join(lines) or "no skills")
     return OK
 
 
@@ -96,7 +96,7 @@ def skill_check(repo: str | None, as_json: bool) -> int:
     """Check every skill's SKILL.md (each skills location); exit 1 if any is invalid."""
     from git_gasp.restore.restoring import declared_skills, file_cap
 
-    root = _agent_root(repo)
+    root = agent_repo_root(repo)
     skills = declared_skills(root, file_cap(root))
     lines = []
     for s in skills:
@@ -110,7 +110,7 @@ def skill_check(repo: str | None, as_json: bool) -> int:
         "skills": [s.to_value() for s in skills],
         "passed": bad == 0,
     }
-    _emit(as_json, value, "\n".join(lines))
+    emit(as_json, value, "\n".join(lines))
     return OK if bad == 0 else FINDINGS
 
 

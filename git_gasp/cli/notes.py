@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from git_gasp import output
-from git_gasp.cli.agent import JSON, REPO
+from git_gasp.cli.options import JSON, REPO
 from git_gasp.errors import FINDINGS, OK
 
 FORMAT = "git-gasp.notes/1"

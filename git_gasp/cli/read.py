@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from git_gasp import output
-from git_gasp.cli.agent import JSON, REPO, _emit, _root
+from git_gasp.cli.options import JSON, REPO, emit, repo_root
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
@@ -14,7 +14,7 @@ from git_gasp.errors import OK, USAGE, GaspError
 def _graph(repo: str | None) -> Graph:
     from git_gasp.restore.folding import fold_repo
 
-    return fold_repo(_root(repo)).result.graph
+    return fold_repo(repo_root(repo)).result.graph
 
 
 def _known(graph: Graph, node_id: str) -> None:
@@ -35,11 +35,11 @@ def runs(rev_range: str, repo: str | None, as_json: bool) -> int:
     from git_gasp import git
     from git_gasp.core.runlog import runs_to_text, runs_to_value
 
-    found = git.run_commits(_root(repo), rev_range)
+    found = git.run_commits(repo_root(repo), rev_range)
     if not found and not as_json:
         output.diag(f"no runs in {rev_range}")
         return OK
-    _emit(as_json, runs_to_value(rev_range, found), runs_to_text(found))
+    emit(as_json, runs_to_value(rev_range, found), runs_to_text(found))
     return OK
 
 

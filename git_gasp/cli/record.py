@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from git_gasp.agent import recording
-from git_gasp.cli.agent import JSON, REPO, WORKER, _emit, _root
+from git_gasp.cli.options import JSON, REPO, WORKER, emit, repo_root
 from git_gasp.errors import OK
 
 
@@ -72,8 +72,8 @@ def _command(kind: recording.Kind) -> click.Command:
         **flags: Any,
     ) -> int:
         kwargs = recording.arguments(kind, payload_json, flags)
-        made = recording.record(_root(repo), worker, kind, kwargs, allow_missing)
-        _emit(as_json, made._asdict(), made.id)
+        made = recording.record(repo_root(repo), worker, kind, kwargs, allow_missing)
+        emit(as_json, made._asdict(), made.id)
         return OK
 
     options = [*map(_option, kind.fields), _payload(kind), _ALLOW_MISSING, REPO, WORKER, JSON]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from git_gasp import output
-from git_gasp.cli.agent import JSON as _JSON
-from git_gasp.cli.agent import REPO, not_empty
+from git_gasp.cli.options import JSON as _JSON
+from git_gasp.cli.options import REPO, not_empty
 from git_gasp.errors import OK, GaspError
 
 _CONTEXT = click.option(
@@ -19,7 +19,7 @@ _CONTEXT = click.option(
 )
 
 
-def _emit(
+def emit(
     report: dict[str, object], as_json: bool, context: str | None, text: str, root: str
 ) -> None:
     from git_gasp.core.restorereport import report_text
@@ -69,7 +69,7 @@ def restore(
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
     restored = do_restore(url, directory, at, executor, verify_snapshot)
     try:
-        _emit(restored.report, as_json, context, restored.context, restored.root)
+        emit(restored.report, as_json, context, restored.context, restored.root)
     except GaspError as exc:  # the agent is restored all the same: say where
         exc.hint = f"{exc.hint}; the agent is restored in {restored.root}"
         raise
@@ -82,7 +82,7 @@ def restore(
 @_JSON
 def status(repo: str | None, context: str | None, as_json: bool) -> int:
     """Report the agent in the current repository as restore would (no clone)."""
-    from git_gasp.cli.root import agent_root
+    from git_gasp.cli.options import agent_root
     from git_gasp.restore.restoring import describe
 
     root = agent_root(repo)
@@ -91,7 +91,7 @@ def status(repo: str | None, context: str | None, as_json: bool) -> int:
 
         check_target(context, root)
     restored = describe(root, local=True)
-    _emit(restored.report, as_json, context, restored.context, root)
+    emit(restored.report, as_json, context, restored.context, root)
     return OK
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from git_gasp import output
-from git_gasp.cli.agent import JSON, REPO, WORKER, _emit, _open, _root
+from git_gasp.cli.options import JSON, REPO, WORKER, emit, open_agent, repo_root
 from git_gasp.errors import OK
 
 
@@ -26,7 +26,7 @@ def transcript_add(
     """Store FILE as transcripts/RUN.jsonl.gz and record its digest in the run's events."""
     from git_gasp.sessions.transcripts import add_transcript
 
-    with _open(repo, worker) as agent:
+    with open_agent(repo, worker) as agent:
         added = add_transcript(agent, run_id, file)
     if added.gitignore:
         output.diag("added /transcripts/ to .gitignore (commit it)")
@@ -38,7 +38,7 @@ def transcript_add(
         lines.append(f"recorded on run {added.run_id}: event {added.event}")
     if added.commit and added.noted:
         lines.append(f"noted on commit {added.commit[:12]} for {added.noted}")
-    _emit(as_json, added._asdict(), "\n".join(lines))
+    emit(as_json, added._asdict(), "\n".join(lines))
     return OK
 
 
@@ -50,11 +50,11 @@ def sessions(rev_range: str, repo: str | None, as_json: bool) -> int:
     """List commits with the agent sessions linked to them (trailers, aliases, notes)."""
     from git_gasp.sessions.query import list_sessions, sessions_lines, sessions_value
 
-    found = list_sessions(_root(repo), rev_range)
+    found = list_sessions(repo_root(repo), rev_range)
     if not found and not as_json:
         output.diag(f"no commits in {rev_range}")
         return OK
-    _emit(as_json, sessions_value(rev_range, found), sessions_lines(found))
+    emit(as_json, sessions_value(rev_range, found), sessions_lines(found))
     return OK
 
 
@@ -71,7 +71,7 @@ def who(target: str, repo: str | None, as_json: bool) -> int:
     if not found.commits and not as_json:
         output.diag(f"{found.path} is empty at HEAD")
         return OK
-    _emit(as_json, who_value(found), who_text(found))
+    emit(as_json, who_value(found), who_text(found))
     return OK
 
 

@@ -1,0 +1,96 @@
+"""What every command shares: the common options and how a command finds its repository."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from git_gasp import git, output
+from git_gasp.store.worktree import refuse_escapes
+
+PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
+WORKER = click.option(
+    "--worker",
+    metavar="ID",
+    envvar="GASP_WORKER_ID",
+    help="Worker id holding the lease (default: $GASP_WORKER_ID, else this clone's own id).",
+)
+JSON = click.option(
+    "--json", "as_json", is_flag=True, help="Print a JSON document instead of text."
+)
+REPO = click.option(
+    "-C",
+    "--repo",
+    "repo",
+    metavar="PATH",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="The agent repository (default: the current one).",
+)
+
+
+def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A directory argument that names something: ``""`` is refused (exit 2)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("is empty; name a directory", ctx, param)
+    return value
+
+
+def repo_root(repo: str | None) -> str:
+    return agent_root(repo)
+
+
+def agent_repo_root(repo: str | None) -> str:
+    """Like :func:`repo_root`, for read commands: refuses a directory that is not
+    an agent repository instead of printing nothing."""
+    from git_gasp.errors import GaspError
+
+    root = repo_root(repo)
+    if not os.path.exists(os.path.join(root, "AGENT.md")) and not os.path.isdir(
+        os.path.join(root, "state")
+    ):
+        raise GaspError(
+            f"{root}: not an agent repository (no AGENT.md or state/)",
+            "run it in one, pass -C PATH, or create one with: git gasp init",
+        )
+    return root
+
+
+def open_agent(repo: str | None, worker: str | None) -> Any:
+    from git_gasp.agent.api import Agent
+
+    return Agent.open(repo_root(repo), worker=worker)
+
+
+def emit(as_json: bool, value: dict[str, Any], text: str) -> None:
+    if as_json:
+        output.data_json(value)
+    else:
+        output.data(text)
+
+
+def one_path(path: str | None, repo: str | None) -> str | None:
+    if path is not None and repo is not None and path != repo:
+        raise click.UsageError(f"two repositories: PATH {path} and -C {repo}; give one")
+    return path if path is not None else repo
+
+
+def agent_root(path: str | None) -> str:
+    """An explicit PATH is taken literally (as the reference checker does);
+    without one, the current directory, or the top of its work tree when the
+    current directory is not itself an agent repository."""
+    if path is not None:
+        if not os.path.isdir(path):
+            raise click.BadParameter(f"{path}: no such directory", param_hint="PATH")
+        root = path
+    elif os.path.exists("AGENT.md") or os.path.exists("state"):
+        root = "."
+    else:
+        try:
+            root = git.run(".", ["rev-parse", "--show-toplevel"]).decode().strip() or "."
+        except git.GitError:
+            root = "."
+    refuse_escapes(root)  # no command follows the repository's symlinks out of it
+    return root
