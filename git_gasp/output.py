@@ -7,6 +7,12 @@ the screen or set the window title, a carriage return could overwrite a
 line. Each is shown escaped (``\\x1b``, ``\\r``), as is a lone surrogate,
 which cannot be encoded at all. JSON output escapes them as ``\\uXXXX`` and
 never writes ``NaN``: it stays valid JSON with the same values.
+
+Colour is asked for by marking spans with :func:`paint`; :func:`data` given
+``styled`` turns the marks into SGR colour codes (``styled=True``) or drops
+them (``styled=False``). A mark carries only a style name from
+:data:`STYLES` and the painted text is escaped like any other, so what a
+repository holds can at most colour its own text with one of these styles.
 """
 
 from __future__ import annotations
@@ -28,9 +34,41 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
-def data(text: str) -> None:
-    """Write command output (stdout)."""
-    text = visible(text)
+#: The styles :func:`paint` knows, as SGR parameters.
+STYLES = {
+    "good": "32",
+    "bad": "31",
+    "warn": "33",
+    "dim": "2",
+    "bold": "1",
+    "id": "36",
+    "open": "",  # the neutral tone: no colour
+}
+_MARK = re.compile("\x0e([a-z]+)\x0f(.*?)\x0e\x0f", re.DOTALL)
+
+
+def paint(text: str, style: str) -> str:
+    """``text`` marked to be shown in ``style`` (a key of :data:`STYLES`)."""
+    return f"\x0e{style}\x0f{text}\x0e\x0f" if text else text
+
+
+def _styled(text: str, color: bool) -> str:
+    parts: list[str] = []
+    end = 0
+    for match in _MARK.finditer(text):
+        style, inner = match.groups()
+        parts.append(visible(text[end : match.start()]))
+        shown, sgr = visible(inner), STYLES.get(style, "")
+        parts.append(f"\x1b[{sgr}m{shown}\x1b[m" if color and sgr else shown)
+        end = match.end()
+    parts.append(visible(text[end:]))
+    return "".join(parts)
+
+
+def data(text: str, styled: bool | None = None) -> None:
+    """Write command output (stdout). With ``styled``, spans marked by
+    :func:`paint` are coloured (True) or shown plain (False)."""
+    text = visible(text) if styled is None else _styled(text, styled)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 

@@ -13,14 +13,8 @@ from git_gasp.agent.init import init_repo
 from git_gasp.agent.runs import close_run
 from git_gasp.cli import root as cli
 from git_gasp.core.graph import Graph, Node, Relation
-from git_gasp.core.lineage import (
-    lineage,
-    lineage_dot,
-    lineage_mermaid,
-    lineage_text,
-    lineage_value,
-    to_markdown,
-)
+from git_gasp.core.lineage import lineage, to_markdown
+from git_gasp.core.lineagedraw import lineage_dot, lineage_mermaid, lineage_text, lineage_value
 from git_gasp.core.ops import Artifact
 from git_gasp.core.runlog import LOG_FORMAT, RunCommit, RunLogError, parse_run_log, runs_to_text
 
@@ -331,7 +325,7 @@ def test_unknown_node(fixture_repo: Path, capsys: pytest.CaptureFixture[str], co
     assert "hint: did you mean patch_9?" in err
 
 
-@pytest.mark.parametrize("args", [("--depth", "-1"), ("--depth", "x"), ("--format", "svg")])
+@pytest.mark.parametrize("args", [("--depth", "-1"), ("--depth", "x"), ("--format", "png"), ("--max-nodes", "0")])
 def test_lineage_bad_options(
     fixture_repo: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, str]
 ) -> None:

@@ -1,62 +1,117 @@
-"""The reading commands: runs, show, lineage (registered on ``cli``)."""
+"""The reading commands: runs, show, lineage, nodes (registered on ``cli``)."""
 
 from __future__ import annotations
 
 import click
 
 from git_gasp import output
-from git_gasp.cli.options import JSON, REPO, emit, repo_root
+from git_gasp.cli import paging
+from git_gasp.cli.options import JSON, REPO, repo_root
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
 
-
-def _graph(repo: str | None) -> Graph:
-    from git_gasp.restore.folding import fold_repo
-
-    return fold_repo(repo_root(repo)).result.graph
+LIST_HINT = "list them with: git gasp nodes (--kind K, --status S, --grep TEXT)"
 
 
 def _known(graph: Graph, node_id: str) -> None:
     if node_id in graph.nodes:
         return
-    hint = did_you_mean(node_id, graph.nodes) or (
-        "list the node ids with: git gasp fold --graph-out - | jq '.nodes | keys'"
-    )
+    hint = did_you_mean(node_id, graph.nodes) or LIST_HINT
     raise GaspError(f"unknown node: {node_id}", hint, USAGE)
+
+
+def _tone(outcome: str | None) -> str:
+    from git_gasp.core.nodefields import outcome_tone
+
+    return outcome_tone(outcome)
 
 
 @click.command()
 @click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
 @REPO
+@click.option(
+    "-n",
+    "--max-count",
+    "limit",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Show at most N runs (the newest).",
+)
+@click.option(
+    "--since", metavar="DATE", help="Only runs committed after DATE (as git log reads it)."
+)
+@click.option("--until", metavar="DATE", help="Only runs committed before DATE.")
+@click.option("--goal", metavar="GOAL", help="Only runs for GOAL: its id, or a word of its title.")
+@click.option("--outcome", metavar="OUTCOME", help="Only runs with this outcome (any case).")
+@paging.options
 @JSON
-def runs(rev_range: str, repo: str | None, as_json: bool) -> int:
+def runs(
+    rev_range: str,
+    repo: str | None,
+    limit: int | None,
+    since: str | None,
+    until: str | None,
+    goal: str | None,
+    outcome: str | None,
+    color: str | None,
+    no_pager: bool,
+    as_json: bool,
+) -> int:
     """List the runs in the commit history: commits whose final trailer block has a Run-Id."""
-    from git_gasp import git
-    from git_gasp.core.runlog import runs_to_text, runs_to_value
+    from git_gasp.core.runlog import runs_to_text, runs_to_value, select_runs
+    from git_gasp.git.runhistory import run_commits_dated
 
-    found = git.run_commits(repo_root(repo), rev_range)
-    if not found and not as_json:
+    root = repo_root(repo)
+    found = run_commits_dated(root, rev_range, since, until)
+    titles = _titles(root) if found else {}
+    found = select_runs(found, goal, outcome, limit, titles)
+    if as_json:
+        output.data_json(runs_to_value(rev_range, found))
+        return OK
+    if not found:
         output.diag(f"no runs in {rev_range}")
         return OK
-    emit(as_json, runs_to_value(rev_range, found), runs_to_text(found))
+    with paging.screen(root, color, no_pager) as styled:
+        output.data(runs_to_text(found, titles, output.paint, _tone), styled)
     return OK
+
+
+def _titles(root: str) -> dict[str, str]:
+    """Goal titles from the work tree's log; none when it cannot be folded."""
+    from git_gasp.view.story import goal_titles, read_story
+
+    try:
+        return goal_titles(read_story(root).graph)
+    except GaspError:
+        return {}
 
 
 @click.command()
 @click.argument("node")
 @REPO
+@paging.options
 @JSON
-def show(node: str, repo: str | None, as_json: bool) -> int:
-    """Show one node of the folded graph and its incoming and outgoing relations."""
-    from git_gasp.core.lineage import show_value, to_markdown
+def show(node: str, repo: str | None, color: str | None, no_pager: bool, as_json: bool) -> int:
+    """Show one node: its fields, where it was recorded, its relations grouped
+    by rel with each neighbour's title and status, and for a run everything
+    recorded in it."""
+    from git_gasp.core.showing import show_text, show_value
+    from git_gasp.view.story import read_story, run_commits
 
-    graph = _graph(repo)
-    _known(graph, node)
+    root = repo_root(repo)
+    story = read_story(root)
+    _known(story.graph, node)
+    commit = None
+    if story.graph.nodes[node].kind == "run":
+        closed = run_commits(root).get(node)
+        commit = closed.commit if closed else None
     if as_json:
-        output.data_json(show_value(graph, node))
-    else:
-        output.data(to_markdown(graph, node))
+        output.data_json(show_value(story.graph, node, story.provenance, commit))
+        return OK
+    with paging.screen(root, color, no_pager) as styled:
+        text = show_text(story.graph, node, story.provenance, commit, output.paint)
+        output.data(text, styled)
     return OK
 
 
@@ -71,35 +126,111 @@ def show(node: str, repo: str | None, as_json: bool) -> int:
     help="Follow relations at most N hops from NODE (default: no limit).",
 )
 @click.option(
+    "--max-nodes",
+    type=click.IntRange(min=1),
+    default=40,
+    show_default=True,
+    metavar="N",
+    help="Show at most N nodes, the nearest first.",
+)
+@click.option(
+    "--through-goals",
+    is_flag=True,
+    help="Walk through goals and tasks too (by default they end the walk).",
+)
+@click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "dot", "mermaid"]),
+    type=click.Choice(["text", "json", "dot", "mermaid", "svg"]),
     default="text",
     show_default=True,
-    help="Output format: text, JSON, a Graphviz digraph or a Mermaid graph.",
+    help="Output format: text, JSON, a Graphviz digraph, a Mermaid graph, or SVG (needs dot).",
 )
 @JSON
-def lineage(node: str, repo: str | None, depth: int | None, fmt: str, as_json: bool) -> int:
-    """Show everything NODE is connected to along the graph's relations, both directions."""
+def lineage(
+    node: str,
+    repo: str | None,
+    depth: int | None,
+    max_nodes: int,
+    through_goals: bool,
+    fmt: str,
+    as_json: bool,
+) -> int:
+    """Show NODE's story: the nodes it is connected to along the graph's
+    relations, both directions, stopping at goals, tasks and runs."""
     from git_gasp.core import lineage as query
+    from git_gasp.core import lineagedraw as draw
+    from git_gasp.view.story import read_story
 
     if as_json and fmt not in ("text", "json"):
         raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
     fmt = "json" if as_json else fmt
-    graph = _graph(repo)
-    _known(graph, node)
-    found = query.lineage(graph, node, depth)
+    story = read_story(repo_root(repo))
+    _known(story.graph, node)
+    found = query.lineage(story.graph, node, depth, max_nodes, through_goals)
+    runs = {r.id: story.provenance.run_of(r.id) for r in found.nodes}
     if fmt == "json":
-        output.data_json(query.lineage_value(found))
+        output.data_json(draw.lineage_value(found, runs))
     elif fmt == "dot":
-        output.data(query.lineage_dot(found))
+        output.data(draw.lineage_dot(found, runs))
+    elif fmt == "svg":
+        from git_gasp.git.programs import render_dot
+
+        output.data(render_dot(draw.lineage_dot(found, runs)).decode("utf-8", "replace"))
     elif fmt == "mermaid":
-        output.data(query.lineage_mermaid(found))
+        output.data(draw.lineage_mermaid(found, runs))
     else:
-        output.data(query.lineage_text(found))
+        output.data(draw.lineage_text(found))
+    for line in query.cut_lines(found) if fmt != "text" else ():
+        output.diag(line)
+    return OK
+
+
+@click.command()
+@REPO
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    metavar="KIND",
+    help="Only nodes of this kind (repeat for several).",
+)
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    metavar="STATUS",
+    help="Only nodes with this status, any case (repeat for several).",
+)
+@click.option("--grep", metavar="TEXT", help="Only nodes whose id, title or summary holds TEXT.")
+@paging.options
+@JSON
+def nodes(
+    repo: str | None,
+    kinds: tuple[str, ...],
+    statuses: tuple[str, ...],
+    grep: str | None,
+    color: str | None,
+    no_pager: bool,
+    as_json: bool,
+) -> int:
+    """List the folded graph's nodes as a table: id, kind, status, title."""
+    from git_gasp.core.nodetable import nodes_text, nodes_value, select_nodes
+    from git_gasp.view.story import read_story
+
+    root = repo_root(repo)
+    found = select_nodes(read_story(root).graph, kinds, statuses, grep)
+    if as_json:
+        output.data_json(nodes_value(found))
+        return OK
+    if not found:
+        output.diag("no nodes match")
+        return OK
+    with paging.screen(root, color, no_pager) as styled:
+        output.data(nodes_text(found, output.paint), styled)
     return OK
 
 
 def register(group: click.Group) -> None:
-    for command in (runs, show, lineage):
+    for command in (runs, show, lineage, nodes):
         group.add_command(command)

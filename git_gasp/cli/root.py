@@ -11,20 +11,33 @@ import click
 from git_gasp import __version__
 from git_gasp.cli import agent as cli_agent
 from git_gasp.cli import check as cli_check
+from git_gasp.cli import completion as cli_completion
 from git_gasp.cli import demo as cli_demo
 from git_gasp.cli import hooks as cli_hooks
 from git_gasp.cli import identity as cli_identity
 from git_gasp.cli import notes as cli_notes
+from git_gasp.cli import paging
 from git_gasp.cli import read as cli_read
 from git_gasp.cli import record as cli_record
 from git_gasp.cli import restore as cli_restore
 from git_gasp.cli import sessions as cli_sessions
+from git_gasp.cli.completion import COMPLETE_VAR
 from git_gasp.cli.shell import handle_errors
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="git-gasp")
-def cli() -> None:
+@click.option("--no-pager", "no_pager", is_flag=True, help="Never send output through the pager.")
+@click.option(
+    "--color",
+    "color",
+    type=paging.WHEN,
+    default=None,
+    metavar="WHEN",
+    help="Colour the output: auto, always or never (default: as color.ui says).",
+)
+@click.pass_context
+def cli(ctx: click.Context, no_pager: bool, color: str | None) -> None:
     """git-gasp: keep an AI agent's state in git, the GASP way.
 
     Creates agent repositories, records typed events and runs with one
@@ -35,6 +48,7 @@ def cli() -> None:
     Exit status: 0 ok, 1 findings, 2 bad usage or input, 3 internal error,
     130 interrupted.
     """
+    ctx.obj = {"no_pager": no_pager, "color": color}
 
 
 for _commands in (
@@ -48,6 +62,7 @@ for _commands in (
     cli_hooks,
     cli_notes,
     cli_sessions,
+    cli_completion,
 ):
     _commands.register(cli)
 
@@ -61,5 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
             stream.reconfigure(errors="backslashreplace")
     with handle_errors() as result:
-        result.code = cli.main(args, prog_name="git-gasp", standalone_mode=False)
+        result.code = cli.main(
+            args, prog_name="git gasp", complete_var=COMPLETE_VAR, standalone_mode=False
+        )
     return result.code

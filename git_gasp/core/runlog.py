@@ -12,7 +12,7 @@ value is kept.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 RUNS_FORMAT = "git-gasp.runs/1"
@@ -82,10 +82,51 @@ def runs_to_value(rev_range: str, runs: Sequence[RunCommit]) -> dict[str, Any]:
     return {"format": RUNS_FORMAT, "range": rev_range, "runs": [r._asdict() for r in runs]}
 
 
-def runs_to_text(runs: Sequence[RunCommit]) -> str:
-    """One line per run: commit, date, run id, goal, outcome; sessions indented below."""
+def select_runs(
+    runs: Sequence[RunCommit],
+    goal: str | None = None,
+    outcome: str | None = None,
+    limit: int | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> list[RunCommit]:
+    """The runs whose goal is ``goal`` (its id, or a word of its title, any
+    case) and whose outcome is ``outcome`` (any case), the first ``limit``."""
+    titles = titles or {}
+    wanted = goal.lower() if goal else None
+    found: list[RunCommit] = []
+    for r in runs:
+        if limit is not None and len(found) >= limit:
+            break
+        if outcome is not None and (r.outcome or "").lower() != outcome.lower():
+            continue
+        if wanted is not None and r.goal != goal:
+            if wanted not in titles.get(r.goal or "", "").lower():
+                continue
+        found.append(r)
+    return found
+
+
+def _plain(text: str, style: str) -> str:
+    return text
+
+
+def runs_to_text(
+    runs: Sequence[RunCommit],
+    titles: Mapping[str, str] | None = None,
+    paint: Callable[[str, str], str] = _plain,
+    tone: Callable[[str | None], str] | None = None,
+) -> str:
+    """One line per run: commit, date, run id, goal (its title when
+    ``titles`` has it), outcome; sessions indented below."""
     lines: list[str] = []
     for r in runs:
-        lines.append(f"{r.commit[:12]}  {r.date}  {r.run_id}  {r.goal or '-'}  {r.outcome or '-'}")
+        goal = r.goal or "-"
+        if titles and r.goal is not None and r.goal in titles:
+            title = " ".join(titles[r.goal].split())
+            goal = title if len(title) <= 32 else title[:31] + "…"
+        outcome = r.outcome or "-"
+        if tone is not None:
+            outcome = paint(outcome, tone(r.outcome))
+        lines.append(f"{paint(r.commit[:12], 'warn')}  {r.date}  {r.run_id}  {goal}  {outcome}")
         lines.extend(f"    session {s}" for s in r.sessions)
     return "\n".join(lines)

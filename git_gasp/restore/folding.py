@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from git_gasp.core.event import Event
 from git_gasp.core.fold import Folder, FoldError, FoldResult
 from git_gasp.core.graph import graph_to_value
 from git_gasp.core.log import LogReadError, describe_error, gc_paused, stream_events
@@ -78,8 +80,14 @@ def _log_error(message: str, torn: bool) -> GaspError:
     return GaspError(message, hint, FINDINGS)
 
 
-def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSummary:
-    """Fold ``repo``'s log, streaming it line by line (bounded memory)."""
+def fold_repo(
+    repo: str,
+    at: str | None = None,
+    strict: bool = False,
+    on_event: Callable[[Event], None] | None = None,
+) -> FoldSummary:
+    """Fold ``repo``'s log, streaming it line by line (bounded memory);
+    ``on_event`` sees each event folded, in order."""
     path = os.path.join(repo, worktree.EVENTS_PATH)
     folder = Folder(strict)
     found = at is None
@@ -88,6 +96,8 @@ def fold_repo(repo: str, at: str | None = None, strict: bool = False) -> FoldSum
         with open(path, "rb") as fh, gc_paused():
             for event in stream_events(fh):
                 folder.apply(event)
+                if on_event is not None:
+                    on_event(event)
                 if at is not None:
                     seen.append(event.id)
                 if event.id == at:
