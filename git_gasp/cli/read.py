@@ -160,7 +160,7 @@ def lineage(
     relations, both directions, stopping at goals, tasks and runs."""
     from git_gasp.core import lineage as query
     from git_gasp.core import lineagedraw as draw
-    from git_gasp.view.story import read_story
+    from git_gasp.view.story import read_story, run_titles
 
     if as_json and fmt not in ("text", "json"):
         raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
@@ -169,16 +169,17 @@ def lineage(
     _known(story.graph, node)
     found = query.lineage(story.graph, node, depth, max_nodes, through_goals)
     runs = {r.id: story.provenance.run_of(r.id) for r in found.nodes}
+    titles = run_titles(story.graph, runs.values())
     if fmt == "json":
         output.data_json(draw.lineage_value(found, runs))
     elif fmt == "dot":
-        output.data(draw.lineage_dot(found, runs))
+        output.data(draw.lineage_dot(found, runs, titles))
     elif fmt == "svg":
         from git_gasp.git.programs import render_dot
 
-        output.data(render_dot(draw.lineage_dot(found, runs)).decode("utf-8", "replace"))
+        output.data(render_dot(draw.lineage_dot(found, runs, titles)).decode("utf-8", "replace"))
     elif fmt == "mermaid":
-        output.data(draw.lineage_mermaid(found, runs))
+        output.data(draw.lineage_mermaid(found, runs, titles))
     else:
         output.data(draw.lineage_text(found))
     for line in query.cut_lines(found) if fmt != "text" else ():

@@ -19,6 +19,7 @@ from git_gasp.cli import notes as cli_notes
 from git_gasp.cli import paging
 from git_gasp.cli import read as cli_read
 from git_gasp.cli import record as cli_record
+from git_gasp.cli import report as cli_report
 from git_gasp.cli import restore as cli_restore
 from git_gasp.cli import sessions as cli_sessions
 from git_gasp.cli.completion import COMPLETE_VAR
@@ -63,6 +64,7 @@ for _commands in (
     cli_notes,
     cli_sessions,
     cli_completion,
+    cli_report,
 ):
     _commands.register(cli)
 

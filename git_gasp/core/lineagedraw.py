@@ -27,6 +27,8 @@ TITLE_WIDTH = 34
 
 #: node id -> the run it was recorded in (see :mod:`git_gasp.core.provenance`)
 Runs = Mapping[str, str | None]
+#: run id -> what its box is labelled with (its task)
+RunTitles = Mapping[str, str]
 
 
 def _status(r: Reached) -> str | None:
@@ -99,10 +101,12 @@ def _groups(found: Lineage, runs: Runs | None) -> dict[str | None, list[int]]:
     return groups
 
 
-def _run_label(found: Lineage, run: str) -> str:
+def _run_label(found: Lineage, run: str, titles: RunTitles | None) -> str:
+    if titles and run in titles:
+        return f"run: {nf.shorten(titles[run], 40)}"
     for r in found.nodes:
         if r.id == run and r.node is not None:
-            return f"run {nf.shorten(nf.title(r.node), 40)}"
+            return f"run: {nf.shorten(nf.title(r.node), 40)}"
     return f"run {run}"
 
 
@@ -125,7 +129,7 @@ def _dot_node(r: Reached, root: str) -> str:
     )
 
 
-def lineage_dot(found: Lineage, runs: Runs | None = None) -> str:
+def lineage_dot(found: Lineage, runs: Runs | None = None, titles: RunTitles | None = None) -> str:
     """A Graphviz digraph: a box per node (the root bold) in a box per run,
     one edge per relation."""
     lines = [
@@ -139,7 +143,9 @@ def lineage_dot(found: Lineage, runs: Runs | None = None) -> str:
         indent = "  "
         if run is not None:
             lines.append(f"  subgraph cluster_{n} {{")
-            lines.append(f'    label={_dot_quote(_run_label(found, run))}; style="rounded,dashed";')
+            lines.append(
+                f'    label={_dot_quote(_run_label(found, run, titles))}; style="rounded,dashed";'
+            )
             indent = "    "
         lines += [indent + _dot_node(found.nodes[i], found.root) for i in members]
         if run is not None:
@@ -161,14 +167,16 @@ def _mermaid_text(text: str) -> str:
     )
 
 
-def lineage_mermaid(found: Lineage, runs: Runs | None = None) -> str:
+def lineage_mermaid(
+    found: Lineage, runs: Runs | None = None, titles: RunTitles | None = None
+) -> str:
     """A Mermaid flowchart (``graph LR``) with a subgraph per run and a class per tone."""
     names = {r.id: f"n{i}" for i, r in enumerate(found.nodes)}
     lines = ["graph LR"]
     for n, (run, members) in enumerate(_groups(found, runs).items()):
         indent = "  "
         if run is not None:
-            lines.append(f'  subgraph r{n}["{_mermaid_text(_run_label(found, run))}"]')
+            lines.append(f'  subgraph r{n}["{_mermaid_text(_run_label(found, run, titles))}"]')
             indent = "    "
         for i in members:
             r = found.nodes[i]

@@ -27,6 +27,12 @@ class Entry(NamedTuple):
     detail: str  # a node's kind, a relation's ``rel -> to``, an update's props
 
 
+class StatusChange(NamedTuple):
+    ts_ms: int
+    node: str
+    status: str
+
+
 class Origin(NamedTuple):
     run: str | None
     ts_ms: int
@@ -41,6 +47,7 @@ class Provenance:
         self.entries: dict[str, list[Entry]] = {}
         self.started: dict[str, int] = {}  # run id -> ts_ms of run.started
         self.finished: dict[str, int] = {}
+        self.status_changes: list[StatusChange] = []  # every UpdateNode that sets a status
         self._kinds: dict[str, str] = {}  # domain event id -> kind, within open runs
 
     def add(self, event: Event) -> None:
@@ -75,6 +82,8 @@ class Provenance:
         elif name in ("CreateRelation", "DeleteRelation"):
             detail = f"{body.get('rel')} -> {body.get('to')}"
         elif name == "UpdateNode" and isinstance(body.get("props"), dict):
+            if isinstance(body["props"].get("status"), str):
+                self.status_changes.append(StatusChange(event.ts_ms, node, body["props"]["status"]))
             detail = ", ".join(f"{k}={_short(v)}" for k, v in sorted(body["props"].items()))
         else:
             detail = ""

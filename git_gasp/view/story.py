@@ -4,6 +4,7 @@ run commits of its history."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from git_gasp import git
@@ -46,4 +47,15 @@ def goal_titles(graph: Graph) -> dict[str, str]:
         title = node.props.get("title") if isinstance(node.props, dict) else None
         if node.kind == "goal" and isinstance(title, str):
             titles[node.id] = title
+    return titles
+
+
+def run_titles(graph: Graph, runs: Iterable[str | None]) -> dict[str, str]:
+    """Run id -> its task, for the runs named in ``runs`` that are nodes."""
+    titles = {}
+    for run in set(runs):
+        node = graph.nodes.get(run) if run else None
+        task = node.props.get("task") if node and isinstance(node.props, dict) else None
+        if run and isinstance(task, str):
+            titles[run] = task
     return titles
