@@ -112,3 +112,22 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cmd = [sys.executable, "-m", "git_gasp", "demo", str(demo)]
     subprocess.run(cmd, env=env, check=True, capture_output=True)
     return demo
+
+
+@pytest.fixture(scope="session")
+def story_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real-shaped history of :mod:`tests.history` (600 generated runs and
+    a two-run self-evolution arc), built once per test session; read it, or
+    copy it before changing it."""
+    from tests import history
+
+    base = tmp_path_factory.mktemp("story")
+    with pytest.MonkeyPatch.context() as patch:
+        for key in list(os.environ):
+            if key.startswith("GIT_"):
+                patch.delenv(key)
+        patch.setenv("HOME", str(base))
+        for key, value in HERMETIC.items():
+            patch.setenv(key, value)
+        (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+        return history.build(base / "agent")

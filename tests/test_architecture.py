@@ -31,6 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "restore": {"core", "git", "store", "check"} | BASE,
     "agent": {"core", "git", "store", "sessions", "hooks", "check", "restore"} | BASE,
     "adapters": {"core", "git", "store", "sessions", "agent", "restore"} | BASE,
+    "view": {"core", "git", "store", "check", "restore"} | BASE,
     "cli": {
         "core",
         "git",
@@ -41,6 +42,7 @@ ALLOWED: dict[str, set[str]] = {
         "restore",
         "agent",
         "adapters",
+        "view",
         "__init__",
     }
     | BASE,

@@ -325,7 +325,9 @@ def test_unknown_node(fixture_repo: Path, capsys: pytest.CaptureFixture[str], co
     assert "hint: did you mean patch_9?" in err
 
 
-@pytest.mark.parametrize("args", [("--depth", "-1"), ("--depth", "x"), ("--format", "png"), ("--max-nodes", "0")])
+@pytest.mark.parametrize(
+    "args", [("--depth", "-1"), ("--depth", "x"), ("--format", "png"), ("--max-nodes", "0")]
+)
 def test_lineage_bad_options(
     fixture_repo: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, str]
 ) -> None:
