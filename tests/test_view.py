@@ -71,7 +71,7 @@ def test_fields_by_kind() -> None:
 def _event(i: int, kind: str, payload: object, run: str | None, cause: str | None = None) -> Event:
     return Event(
         f"e{i}", 1, 1_739_000_000_000 + i * 1000, Actor("agent", "a"), kind, payload, cause, run
-    )  # type: ignore[arg-type]
+    )
 
 
 def _ops(*ops: dict[str, object]) -> list[dict[str, object]]:
