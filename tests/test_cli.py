@@ -557,4 +557,5 @@ def test_a_group_without_its_command_prints_its_help(
     for argv in ([], ["record"], ["hooks"]):
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == ""
-        assert err.startswith("Usage: git-gasp") and "error:" not in err
+        # usage lines say what users type (issue 18, item 9; it said git-gasp before)
+        assert err.startswith("Usage: git gasp") and "error:" not in err

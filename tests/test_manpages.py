@@ -266,7 +266,8 @@ def test_git_gasp_dash_h() -> None:
         ["git", "gasp", "-h"], capture_output=True, text=True, env=_env_with_scripts()
     )
     assert proc.returncode == 0, proc.stderr
-    assert "Usage: git-gasp" in proc.stdout
+    # usage lines say what users type (issue 18, item 9; it said git-gasp before)
+    assert "Usage: git gasp [OPTIONS] COMMAND" in proc.stdout
 
 
 def test_git_gasp_help_opens_the_man_page(tmp_path: Path) -> None:
