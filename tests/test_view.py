@@ -239,6 +239,10 @@ def test_drawings_colour_by_status_and_group_by_run() -> None:
     assert '  subgraph r0["run: try"]\n' in mermaid and "\n  end\n" in mermaid
     assert "classDef good fill:#d8f3dc" in mermaid and "classDef bad fill:#ffd9d9" in mermaid
     assert '["second<br/>patch, Promoted"]' in mermaid
+    tricky = Graph({"x": _n("x", "patch", title='fix #12; "now" <b>')}, (), 1)
+    assert '["fix #35;12; #quot;now#quot; #lt;b#gt;<br/>patch"]' in lineage_mermaid(
+        lineage(tricky, "x")
+    )
 
 
 # --- runs, nodes: the pure selections ---------------------------------------------

@@ -159,7 +159,8 @@ def lineage_dot(found: Lineage, runs: Runs | None = None, titles: RunTitles | No
 
 def _mermaid_text(text: str) -> str:
     return (
-        text.replace("&", "#amp;")
+        text.replace("#", "#35;")  # first: what follows is written as #entities;
+        .replace("&", "#amp;")
         .replace('"', "#quot;")
         .replace("<", "#lt;")
         .replace(">", "#gt;")
