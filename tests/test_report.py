@@ -66,3 +66,21 @@ def test_report_json_and_refusals(
         capsys, "report", "-C", str(story_history), "--out", "state/events.jsonl"
     )
     assert code == 2 and "error:" in err
+
+
+def test_what_the_repository_holds_is_escaped(fixture_repo: Path, tmp_path: Path) -> None:
+    from git_gasp.agent.api import Agent
+    from git_gasp.cli.root import main
+
+    with Agent.open(str(fixture_repo), worker="w") as agent:
+        agent.record_goal(None, '</td><script>alert(1)</script> \x1b[31m "q" & <b>', "s")
+    out = tmp_path / "page.html"
+    assert main(["report", "-C", str(fixture_repo), "--out", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "<script" not in html and "\x1b" not in html
+    assert (
+        "&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt; \\x1b[31m &quot;q&quot; &amp; &lt;b&gt;"
+        in html
+    )
+    assert "in run: run_42" in html  # the fixture's patch, in its run; the goal in none
+    assert "in run: Make retry reliable" not in html

@@ -44,6 +44,7 @@ class Provenance:
 
     def __init__(self) -> None:
         self.origin: dict[str, Origin] = {}
+        self.kinds: dict[str, str] = {}  # node id -> the kind it was created with
         self.entries: dict[str, list[Entry]] = {}
         self.started: dict[str, int] = {}  # run id -> ts_ms of run.started
         self.finished: dict[str, int] = {}
@@ -79,6 +80,7 @@ class Provenance:
         if name == "CreateNode":
             self.origin.setdefault(node, Origin(run, event.ts_ms, event.id))
             detail = str(body.get("kind"))
+            self.kinds.setdefault(node, detail)
         elif name in ("CreateRelation", "DeleteRelation"):
             detail = f"{body.get('rel')} -> {body.get('to')}"
         elif name == "UpdateNode" and isinstance(body.get("props"), dict):
@@ -91,8 +93,13 @@ class Provenance:
             self.entries.setdefault(run, []).append(Entry(event.ts_ms, domain, name, node, detail))
 
     def run_of(self, node_id: str) -> str | None:
+        """The run ``node_id`` was created in: its creating event's
+        correlation id, unless that names a node of another kind (a log may
+        correlate a goal's events with the goal)."""
         origin = self.origin.get(node_id)
-        return origin.run if origin else None
+        if origin is None or origin.run is None:
+            return None
+        return origin.run if self.kinds.get(origin.run, "run") == "run" else None
 
 
 def _short(value: Any) -> str:

@@ -61,7 +61,8 @@ def _origin_lines(node: Node, prov: Provenance | None, commit: str | None) -> li
         if commit:
             lines.append(f"- commit: {commit}")
     elif origin is not None:
-        where = f" in {origin.run}" if origin.run else ""
+        run = prov.run_of(node.id)
+        where = f" in {run}" if run else ""
         lines.append(f"- recorded: {when(origin.ts_ms)}{where}")
     return lines
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from html import escape
 
 from git_gasp.core.nodefields import outcome_tone
+from git_gasp.view.markup import esc as escape
 from git_gasp.view.reportdata import RunRow, Week
 
 WIDTH = 960

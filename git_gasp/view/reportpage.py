@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from html import escape
 
 from git_gasp import __version__
 from git_gasp.core import nodefields as nf
 from git_gasp.view import charts
+from git_gasp.view.markup import esc as escape
 from git_gasp.view.reportdata import OPEN_SHOWN, ReportData
 from git_gasp.view.svglineage import lineage_svg
 

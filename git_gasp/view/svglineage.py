@@ -9,11 +9,10 @@ of its status.
 
 from __future__ import annotations
 
-from html import escape
-
 from git_gasp.core import nodefields as nf
 from git_gasp.core.lineage import Lineage
 from git_gasp.core.lineagedraw import COLOURS, Runs, RunTitles, node_label
+from git_gasp.view.markup import esc as escape
 
 BOX_W, BOX_H = 190, 40
 COL_GAP, ROW_GAP, PAD = 90, 22, 12
