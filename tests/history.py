@@ -1,5 +1,6 @@
 """A real-shaped agent history for the read-side tests: 600 generated runs
-(the benchmark generator's agent, imported, never edited), one boundary
+(the benchmark generator's agent, ``benchmarks/agentsim.py`` and
+``logs.py``, imported, never edited), one boundary
 commit each, then two runs recorded through the API that carry one whole
 self-evolution arc across them:
 
@@ -28,7 +29,9 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-import generate as gen  # noqa: E402
+import repofiles  # noqa: E402
+from agentsim import RunRecord  # noqa: E402
+from logs import iter_runs  # noqa: E402
 
 RUNS = 600
 EVENTS = 16_000
@@ -41,30 +44,20 @@ ARC = {
 }
 
 
-def _static() -> dict[str, bytes]:
-    identity = gen.IDENTITY_MD.encode()
-    return {
-        ".gitignore": gen.GITIGNORE.encode(),
-        ".gitattributes": gen.GITATTRIBUTES.encode(),
-        "AGENT.md": gen.agent_md(identity).encode(),
-        "identity/IDENTITY.md": identity,
-        ".agent/config.toml": gen.CONFIG_TOML.encode(),
-        "skills/retry/SKILL.md": gen.SKILL_MD.encode(),
-    }
-
-
-def _fast_import(dest: Path, records: list[gen.RunRecord]) -> None:
+def _fast_import(dest: Path, records: list[RunRecord]) -> None:
     files = {
         "state/events.jsonl": "".join(r.log for r in records).encode(),
         "memory/facts.jsonl": "".join(r.fact for r in records).encode(),
-        "journal/JOURNAL.md": (gen.JOURNAL_HEADER + "".join(r.journal for r in records)).encode(),
-        **_static(),
+        "journal/JOURNAL.md": (
+            repofiles.JOURNAL_HEADER + "".join(r.journal for r in records)
+        ).encode(),
+        **repofiles.static_files(),
     }
     stream = bytearray()
     for i, record in enumerate(records):
-        msg = gen.commit_message(record.run_id, record.goal_id, record.outcome).encode()
+        msg = repofiles.commit_message(record.run_id, record.goal_id, record.outcome).encode()
         when = f"{record.ts_ms // 1000} +0000".encode()
-        who = gen.COMMITTER.encode()
+        who = repofiles.COMMITTER.encode()
         stream += b"commit refs/heads/main\nauthor %s %s\ncommitter %s %s\n" % (
             who,
             when,
@@ -77,7 +70,7 @@ def _fast_import(dest: Path, records: list[gen.RunRecord]) -> None:
                 stream += b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(data), data)
         stream += b"\n"
     stream += b"done\n"
-    env = {**os.environ, **gen.GIT_ENV}
+    env = {**os.environ, **repofiles.GIT_ENV}
     cmd = ["git", "-C", str(dest), "fast-import", "--quiet", "--done"]
     subprocess.run(cmd, input=bytes(stream), check=True, env=env, capture_output=True)
     subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-f", "main"], check=True, env=env)
@@ -133,7 +126,7 @@ def build(dest: Path, seed: int = 18) -> Path:
     """The history at ``dest`` (created); returns it."""
     dest.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(dest)], check=True)
-    records = list(gen.iter_runs(seed, RUNS, EVENTS, EVENTS * 160))
+    records = list(iter_runs(seed, RUNS, EVENTS, EVENTS * 160))
     _fast_import(dest, records)
     _arc(dest, records[0].goal_id, records[-1].ts_ms)
     return dest
