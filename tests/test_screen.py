@@ -157,3 +157,16 @@ def test_usage_lines_say_git_gasp(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.startswith("Usage: git gasp lineage [OPTIONS] NODE")
     code, _, err = run_cli(capsys, "runs", "--bogus")
     assert code == 2 and "hint: see `git gasp runs -h`" in err
+
+
+def test_a_count_as_git_log_takes_it() -> None:
+    from git_gasp.cli.root import counts_as_git_has_them as counts
+
+    assert counts(["runs", "-3"]) == ["runs", "--max-count=3"]
+    assert counts(["--no-pager", "runs", "HEAD~5..", "-1", "--json"]) == [
+        "--no-pager", "runs", "HEAD~5..", "--max-count=1", "--json"
+    ]  # fmt: skip
+    assert counts(["runs", "--goal", "-1"]) == ["runs", "--goal", "-1"]  # a value stays
+    assert counts(["runs", "--", "-1"]) == ["runs", "--", "-1"]
+    assert counts(["show", "-1"]) == ["show", "-1"]  # no -n there
+    assert counts(["-h"]) == ["-h"]

@@ -69,9 +69,34 @@ for _commands in (
     _commands.register(cli)
 
 
+def counts_as_git_has_them(args: list[str]) -> list[str]:
+    """``-<n>`` after a command that takes ``-n``/``--max-count`` is
+    ``--max-count=<n>``, as ``git log -1`` is ``git log -n 1``."""
+    position = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
+    if position is None or not isinstance(cli.commands.get(args[position]), click.Command):
+        return args
+    command = cli.commands[args[position]]
+    if not any("--max-count" in getattr(p, "opts", ()) for p in command.params):
+        return args
+    head, tail = args[: position + 1], args[position + 1 :]
+    if "--" in tail:
+        cut = tail.index("--")
+        tail, rest = tail[:cut], tail[cut:]
+    else:
+        rest = []
+    valued = {
+        o for p in command.params if isinstance(p, click.Option) and not p.is_flag for o in p.opts
+    }
+    out = []
+    for i, a in enumerate(tail):
+        count = a.startswith("-") and a[1:].isdigit() and (i == 0 or tail[i - 1] not in valued)
+        out.append(f"--max-count={a[1:]}" if count else a)
+    return head + out + rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``git-gasp`` script and ``python -m git_gasp``."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = counts_as_git_has_them(list(sys.argv[1:] if argv is None else argv))
     for stream in (sys.stdout, sys.stderr):
         # a terminal or pipe that cannot take UTF-8 (PYTHONIOENCODING=ascii, a C
         # locale): what it cannot encode is written as escapes, never a crash
