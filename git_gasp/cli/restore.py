@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from git_gasp import output
+from git_gasp.cli import paging
 from git_gasp.cli.options import JSON as _JSON
 from git_gasp.cli.options import REPO, not_empty
 from git_gasp.errors import OK, GaspError
@@ -20,8 +21,15 @@ _CONTEXT = click.option(
 
 
 def emit(
-    report: dict[str, object], as_json: bool, context: str | None, text: str, root: str
+    report: dict[str, object],
+    as_json: bool,
+    context: str | None,
+    text: str,
+    root: str,
+    screen: tuple[str | None, bool] | None = None,
 ) -> None:
+    """Write the --context document, then the report; ``screen`` (--color,
+    --no-pager) pages and colours the text as the reading commands do."""
     from git_gasp.core.restorereport import report_text
     from git_gasp.restore.restoring import write_context
 
@@ -29,8 +37,11 @@ def emit(
         write_context(context, text, root)
     if as_json:
         output.data_json(report)
-    else:
+    elif screen is None:
         output.data(report_text(report))
+    else:
+        with paging.screen(root, *screen) as styled:
+            output.data(report_text(report), styled)
 
 
 @click.command()
@@ -79,8 +90,11 @@ def restore(
 @click.command()
 @REPO
 @_CONTEXT
+@paging.options
 @_JSON
-def status(repo: str | None, context: str | None, as_json: bool) -> int:
+def status(
+    repo: str | None, context: str | None, color: str | None, no_pager: bool, as_json: bool
+) -> int:
     """Report the agent in the current repository as restore would (no clone)."""
     from git_gasp.cli.options import agent_root
     from git_gasp.restore.restoring import describe
@@ -91,7 +105,7 @@ def status(repo: str | None, context: str | None, as_json: bool) -> int:
 
         check_target(context, root)
     restored = describe(root, local=True)
-    emit(restored.report, as_json, context, restored.context, root)
+    emit(restored.report, as_json, context, restored.context, root, (color, no_pager))
     return OK
 
 
