@@ -88,12 +88,12 @@ def fit(sections: Sequence[Section], budget: int | None) -> tuple[str, list[str]
                 if partial:
                     rendered[index].append(partial)
                     left -= len(partial) + 1
-            total, out = len(section.items), len(section.items) - n
+            total, missing = len(section.items), len(section.items) - n
             if partial:
-                rest = f", and {out - 1} more whole" if out > 1 else ""
+                rest = f", and {missing - 1} more whole" if missing > 1 else ""
                 notes.append(f"the end of 1 of {total} {section.what}{rest}")
             else:
-                notes.append(f"{out} of {total} {section.what}")
+                notes.append(f"{missing} of {total} {section.what}")
             break
     out: list[str] = []
     for section, items in zip(sections, rendered, strict=True):
