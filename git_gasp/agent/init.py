@@ -18,8 +18,8 @@ from typing import Any
 
 import tomli_w
 
+import git_gasp.agent.projecting as projecting
 from git_gasp import git
-from git_gasp.agent import projecting
 from git_gasp.core.manifest import identity_hash
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.store import writer
