@@ -35,6 +35,7 @@ _CLOSE_PHASES_SCRIPT = r"""
 import json, sys, time
 T0 = time.perf_counter()
 from git_gasp.agent import api as agent
+from git_gasp.agent import eventlog
 from git_gasp.cli import root as cli
 from git_gasp import git as gitrepo
 from git_gasp.store import lease
@@ -63,9 +64,9 @@ def wrap(owner, name, label):
 
 for owner, name, label in (
     (agent.Agent, "__init__", "open"),
-    (agent.Agent, "_sync", "sync"),
+    (eventlog.EventLog, "_sync", "sync"),
     (seeding, "choose", "seed"),
-    (agent, "parse_log", "parse_log"),
+    (eventlog, "parse_log", "parse_log"),
     (projecting, "parse_log", "parse_log"),
     (agent.Agent, "events", "events"),
     (runs, "close_run", "close_run"),
@@ -98,7 +99,7 @@ cProfile.run("cli.main(['run', 'close', '--outcome', sys.argv[2]])", sys.argv[1]
 CLOSE_PHASES = (
     ("Agent.open (read the log, seed, fold the rest, marker)", "open", 0),
     ("of which seeding.choose (locate + hash the prefix, load the snapshot)", "seed", 1),
-    ("of which Agent._sync (parse + fold)", "sync", 1),
+    ("of which EventLog._sync (parse + fold)", "sync", 1),
     ("close_run", "close_run", 0),
     ("finish_run (run.finished pair appended)", "finish_run", 1),
     ("append_journal", "journal", 1),

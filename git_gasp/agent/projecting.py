@@ -6,9 +6,10 @@ import json
 import os
 import shutil
 
+import git_gasp.agent.validate as validate
 from git_gasp import git
-from git_gasp.agent import validate
-from git_gasp.agent.api import Agent, new_id
+from git_gasp.agent.api import Agent
+from git_gasp.agent.eventlog import new_id
 from git_gasp.core.fold import fold
 from git_gasp.core.log import describe_error, parse_log
 from git_gasp.core.projections import (
