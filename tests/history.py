@@ -21,7 +21,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from git_gasp.agent import api
 from git_gasp.agent.api import Agent
 from git_gasp.agent.runs import close_run
 
@@ -80,14 +79,21 @@ def _arc(repo: Path, goal: str, after_ms: int) -> None:
     """The two arc runs, their events stamped minutes after ``after_ms`` (the
     generated runs' last event) so the history reads as one."""
     ticks = iter(range(after_ms + 600_000, after_ms + 10**9, 30_000))
-    saved = api.now_ms, {k: os.environ.get(k) for k in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")}
-    api.now_ms = lambda: next(ticks)
+    clocks = [m for name, m in sorted(sys.modules.items()) if name.startswith("git_gasp.agent.")]
+    clocks = [m for m in clocks if hasattr(m, "now_ms")]  # the modules that stamp events
+    saved = (
+        [m.now_ms for m in clocks],
+        {k: os.environ.get(k) for k in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")},
+    )
+    for module in clocks:
+        module.now_ms = lambda: next(ticks)
     when = f"{after_ms // 1000 + 3600} +0000"  # the commits too: git log --since walks by date
     os.environ.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
     try:
         _record_arc(repo, goal)
     finally:
-        api.now_ms = saved[0]
+        for module, clock in zip(clocks, saved[0], strict=True):
+            module.now_ms = clock
         for key, value in saved[1].items():
             if value is None:
                 os.environ.pop(key, None)
