@@ -12,6 +12,9 @@ from .browser import open_page
 from .conftest import run_cli
 from .history import ARC
 
+# the real-shaped history is built once per worker: keep its tests on one
+pytestmark = pytest.mark.xdist_group("story-history")
+
 
 @pytest.fixture(scope="module")
 def page(story_history: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:

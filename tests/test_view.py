@@ -25,6 +25,10 @@ from git_gasp.view.story import read_story
 from .conftest import git, run_cli
 from .history import ARC
 
+# the real-shaped history is built once per worker: keep its tests on one
+pytestmark = pytest.mark.xdist_group("story-history")
+
+
 # --- what a node shows --------------------------------------------------------
 
 
