@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator
 
 from git_gasp.errors import USAGE, GaspError
-from git_gasp.git.repo import GitError, run
+from git_gasp.git import GitError, run
 
 GRAPHVIZ_HINT = (
     "install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz), "

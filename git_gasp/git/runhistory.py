@@ -4,7 +4,7 @@ read dates as git reads them: ``2025-03-01``, ``2 weeks ago``)."""
 from __future__ import annotations
 
 from git_gasp.core.runlog import LOG_FORMAT, RunCommit, parse_run_log
-from git_gasp.git.repo import RANGE_HINT, GitError, head, repo_info, run
+from git_gasp.git import RANGE_HINT, GitError, head, repo_info, run
 
 
 def run_commits_dated(
