@@ -16,6 +16,7 @@ from itertools import groupby
 from typing import Any
 
 from git_gasp.core import nodefields as nf
+from git_gasp.core.bounded import more
 from git_gasp.core.graph import Graph, Node, Relation, node_to_value
 from git_gasp.core.provenance import Entry, Provenance
 
@@ -35,10 +36,6 @@ def when(ts_ms: int) -> str:
     """``ts_ms`` as UTC ISO 8601 to the second."""
     moment = dt.datetime.fromtimestamp(ts_ms / 1000, dt.UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def more(hidden: int, how: str) -> str:
-    return f"… and {hidden} more (see `{how}`)"
 
 
 def _status_line(node: Node, paint: Paint) -> str:
