@@ -28,28 +28,27 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from git_gasp import git
-from git_gasp.core.appendonly import Anchors, Blob
-from git_gasp.core.change import (
-    CHECKOUT_ATTRIBUTES,
-    DEFAULT_MAX_LINE_BYTES,
-    Finding,
-    appended_chunk,
-    check_attribute_names,
-    check_attributes,
+from git_gasp.core.agentfiles import (
     check_control_plane,
-    check_events,
-    check_facts,
     check_identity,
-    check_lines,
     check_locations,
     check_skill_manifests,
     check_skills,
     check_transcripts,
+)
+from git_gasp.core.appendedevents import check_events, check_facts
+from git_gasp.core.appendonly import Anchors, Blob
+from git_gasp.core.attributes import CHECKOUT_ATTRIBUTES, check_attribute_names, check_attributes
+from git_gasp.core.change import (
+    DEFAULT_MAX_LINE_BYTES,
+    appended_chunk,
+    check_lines,
     deletion_finding,
     merge_finding,
-    trailer_findings,
 )
+from git_gasp.core.commitmessage import trailer_findings
 from git_gasp.core.event import Event
+from git_gasp.core.finding import Finding
 from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of, physical_lines
 from git_gasp.core.manifest import identity_hash

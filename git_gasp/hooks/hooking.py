@@ -25,14 +25,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple, TextIO
 
 from git_gasp import git
-from git_gasp.core.change import (
-    IDENTITY_HINT,
-    Finding,
-    edit_finding,
-    split_lines,
-    trailer_findings,
-)
+from git_gasp.core.agentfiles import IDENTITY_HINT
+from git_gasp.core.change import edit_finding, split_lines
+from git_gasp.core.commitmessage import trailer_findings
 from git_gasp.core.event import Event
+from git_gasp.core.finding import Finding
 from git_gasp.core.locations import DEFAULT_LOCATIONS
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.hooks import changes
@@ -421,8 +418,8 @@ def _tip_findings(repo: str, update: Update) -> list[Judged]:
     """Between the old and the new tip of a ref: every append-only file of
     the old tip is kept byte for byte at the start of the new tip's, and an
     identity hash or Locations change comes with an appended decision."""
+    from git_gasp.core.agentfiles import approves, check_locations
     from git_gasp.core.appendonly import blob_id
-    from git_gasp.core.change import approves, check_locations
     from git_gasp.core.log import parse_log
     from git_gasp.core.manifest import declared_identity_hash
 
