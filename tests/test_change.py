@@ -271,7 +271,7 @@ def test_attribute_changes_judged_on_plain_data() -> None:
 
 
 def test_an_agent_in_a_subdirectory_is_named() -> None:
-    from git_gasp.hooks.changes import nested_agents, nested_warning
+    from git_gasp.hooks.steps import nested_agents, nested_warning
 
     paths = ["AGENT.md", "state/events.jsonl", "agents/bot/AGENT.md", "x/y/state/events.jsonl"]
     assert nested_agents(paths) == ["agents/bot", "x/y"]

@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
 from git_gasp import git
+from git_gasp.core.finding import Judged, Step
 from git_gasp.core.notes import NOTE_FILE_MODES, is_note_path
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.hooks.changes import Judged
+from git_gasp.sessions.notecommits import commit_steps, note_findings
 from git_gasp.sessions.notes import NOTES_REF, require_identity, tracking_ref
 
 
@@ -233,28 +234,43 @@ def sync(
             message = f"gasp: notes pushed to {remote}"
             git.attempt(repo, ["update-ref", "-m", message, tracking_ref(remote), tip])
             return Synced(remote, fetched, merge, True, attempts, tip)
-        reason = _reason(text)
-        if outcome == "declined":
-            for line in text.splitlines():
-                if line.startswith("remote:"):
-                    say(line)
-            raise GaspError(
-                f"{remote} refused the notes push: {reason}",
-                "see the remote's messages above; fix the notes it names, or stop the "
-                "pre-push hook sending them: git config gasp.pushNotes false",
-                FINDINGS,
-            )
-        if outcome == "failed":
-            raise GaspError(f"cannot push notes to {remote}: {reason}", None, USAGE)
-        if attempts > retries:
-            raise GaspError(
-                f"the notes push to {remote} was rejected {attempts} times ({reason})",
-                "someone else keeps pushing notes; run git gasp notes sync again, "
-                "or raise --retries",
-                FINDINGS,
-            )
+        reason = _rejection(remote, outcome, text, (attempts, retries), say)
         say(f"notes push rejected ({reason}); fetching and merging again ({attempts}/{retries})")
         wait(min(2.0, 0.1 * 2 ** (attempts - 1)) * random.uniform(0.5, 1.5))
+
+
+def _rejection(
+    remote: str,
+    outcome: Outcome,
+    text: str,
+    tries: tuple[int, int],
+    say: Callable[[str], None],
+) -> str:
+    """Why a notes push that did not go through failed (``text``: git's
+    output); raised as the error when another try cannot help: the server
+    declined it, it failed, or ``tries`` (attempts so far, retries allowed)
+    are used up."""
+    reason = _reason(text)
+    if outcome == "declined":
+        for line in text.splitlines():
+            if line.startswith("remote:"):
+                say(line)
+        raise GaspError(
+            f"{remote} refused the notes push: {reason}",
+            "see the remote's messages above; fix the notes it names, or stop the "
+            "pre-push hook sending them: git config gasp.pushNotes false",
+            FINDINGS,
+        )
+    if outcome == "failed":
+        raise GaspError(f"cannot push notes to {remote}: {reason}", None, USAGE)
+    attempts, retries = tries
+    if attempts > retries:
+        raise GaspError(
+            f"the notes push to {remote} was rejected {attempts} times ({reason})",
+            "someone else keeps pushing notes; run git gasp notes sync again, or raise --retries",
+            FINDINGS,
+        )
+    return reason
 
 
 def _pushable(repo: str, tip: str, fetched: str | None, say: Callable[[str], None]) -> str:
@@ -267,19 +283,17 @@ def _pushable(repo: str, tip: str, fetched: str | None, say: Callable[[str], Non
     notes on top of the remote's, and the local ref moved to it; the commits
     it replaces are not on this remote (nor on any other this clone tracks).
     """
-    from git_gasp.hooks import changes, hooking
-
     base = (fetched,) if fetched else ()
     if fetched:
-        (step,) = changes.commit_steps(repo, [(tip, base)])
+        (step,) = commit_steps(repo, [(tip, base)])
     else:  # the remote has no notes: every note of the tip is new to it
         paths = frozenset(name for name, _ in git.tree_files(repo, tip, []))
-        step = changes.Step(tip, (), paths)
-    now = hooking.note_findings(repo, [step], messages=False)  # messages: squashed below
+        step = Step(tip, (), paths)
+    now = note_findings(repo, [step], messages=False)  # messages: squashed below
     if now:
         raise _refused_notes(repo, now, step.paths, fetched)
     walk = git.commit_walk(repo, [tip, *(f"^{c}" for c in base), *_other_remotes(repo)])
-    if not hooking.note_findings(repo, changes.commit_steps(repo, walk)):
+    if not note_findings(repo, commit_steps(repo, walk)):
         return tip
     require_identity(repo)
     message = "gasp: session notes, squashed (their history held what the server refuses)"
