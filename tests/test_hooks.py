@@ -570,7 +570,7 @@ def test_a_range_that_names_no_commit_is_an_error(
     import io
 
     from git_gasp.errors import GaspError
-    from git_gasp.hooks import hooking
+    from git_gasp.hooks import commithooks
 
     out = tmp_path / "written"
     for start, end in (
@@ -580,7 +580,7 @@ def test_a_range_that_names_no_commit_is_an_error(
     ):
         env = {"PRE_COMMIT_FROM_REF": start, "PRE_COMMIT_TO_REF": end}
         with pytest.raises(GaspError, match="names no commit") as caught:
-            hooking.pre_commit(str(work), io.StringIO(), env)
+            commithooks.pre_commit(str(work), io.StringIO(), env)
         assert caught.value.exit_code == 2
     assert not out.exists()
 

@@ -575,8 +575,11 @@ def count_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         calls.append(list(args))
         return real_attempt(cwd, args, *a, **k)
 
-    monkeypatch.setattr(gitrepo, "run", run)
-    monkeypatch.setattr(gitrepo, "attempt", attempt)
+    from git_gasp.git import repo as gitmodule
+
+    for target in (gitrepo, gitmodule):  # the namespace re-exports the module's functions
+        monkeypatch.setattr(target, "run", run)
+        monkeypatch.setattr(target, "attempt", attempt)
     return calls
 
 
