@@ -1,7 +1,7 @@
 """``git gasp restore`` and ``git gasp status``: clone safely, read, verify, fold, report.
 
 Restore (REFERENCE §9.6): clone without running anything from the remote
-(:func:`git_gasp.git.repo.safe_clone`), read ``AGENT.md`` (spec MAJOR version
+(:func:`git_gasp.git.clone.safe_clone`), read ``AGENT.md`` (spec MAJOR version
 1 only) and ``.agent/config.toml``, verify the identity hash fail-closed with
 check 6's wording, load the skills (an invalid one is reported, not loaded),
 fold the log through ``--at`` (seeded by the latest snapshot at or before it
