@@ -991,7 +991,7 @@ def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict
     with a snapshot at 90 % of the log; g': the fold part, seeded vs full."""
     from git_gasp.agent.projecting import write_snapshot
     from git_gasp.core.log import parse_log
-    from git_gasp.restore.restoring import fold_log
+    from git_gasp.restore.seededfold import fold_log
 
     source = work / f"restore-src-{os.getpid()}"
     bare = work / f"restore-bare-{os.getpid()}.git"
@@ -1061,7 +1061,7 @@ def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict
         # caches, and every page of its memory faulted in anew
         probe = (
             "import sys, time\n"
-            "from git_gasp.restore.restoring import fold_log\n"
+            "from git_gasp.restore.seededfold import fold_log\n"
             "t = time.perf_counter()\n"
             "fold_log(sys.argv[1], 'state/events.jsonl', None)\n"
             "print(time.perf_counter() - t)\n"
