@@ -21,14 +21,11 @@ from git_gasp.agent.init import init_repo
 from git_gasp.agent.projecting import write_snapshot
 from git_gasp.agent.runs import close_run
 from git_gasp.cli import root as cli
+from git_gasp.core.agentmanifest import ManifestError, parse_manifest
+from git_gasp.core.executorconfig import set_executor_values
 from git_gasp.core.fold import fold
 from git_gasp.core.locations import MAX_PATHS, parse_locations
 from git_gasp.core.log import parse_log
-from git_gasp.core.restorereport import (
-    ManifestError,
-    parse_manifest,
-    set_executor_values,
-)
 
 from .conftest import commit_all, git
 

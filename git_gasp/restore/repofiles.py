@@ -14,15 +14,9 @@ import os
 from typing import Any
 
 from git_gasp import git
+from git_gasp.core.agentmanifest import Manifest, ManifestError, parse_manifest
+from git_gasp.core.executorconfig import MAX_CONFIG_BYTES, parse_toml, set_executor_values
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES
-from git_gasp.core.restorereport import (
-    MAX_CONFIG_BYTES,
-    Manifest,
-    ManifestError,
-    parse_manifest,
-    parse_toml,
-    set_executor_values,
-)
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.store import writer
 from git_gasp.store.worktree import inside, os_error

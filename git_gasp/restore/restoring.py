@@ -25,7 +25,8 @@ from git_gasp import git
 from git_gasp.core.graph import Graph
 from git_gasp.core.locations import parse_locations
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES
-from git_gasp.core.restorereport import RestoreInputs, build_report, context_markdown
+from git_gasp.core.restorereport import RestoreInputs, build_report
+from git_gasp.core.restoretext import context_markdown
 from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
 from git_gasp.errors import FINDINGS, USAGE, GaspError
