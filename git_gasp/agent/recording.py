@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from git_gasp.agent.api import Agent
 from git_gasp.core import payloads as P
+from git_gasp.core import runpayloads
 from git_gasp.core.event import Actor, Event
 from git_gasp.core.ops import OpsError, parse_ops
 from git_gasp.core.suggest import did_you_mean
@@ -479,7 +480,9 @@ def project(value: Any, where: str) -> dict[str, Any]:
     obj = _object(value, where)
     _keys(obj, ("repo", "branch", "commit", "worktree"), ("repo",), where)
     text = {k: _opt_str(obj, k, where) for k in ("repo", "branch", "commit", "worktree")}
-    return P.project_ref(str(text["repo"]), text["branch"], text["commit"], text["worktree"])
+    return runpayloads.project_ref(
+        str(text["repo"]), text["branch"], text["commit"], text["worktree"]
+    )
 
 
 def _opt_str(obj: dict[str, Any], key: str, where: str) -> str | None:
