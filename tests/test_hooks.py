@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp.agent.identity import compute, set_identity_hash
+from git_gasp.agent.identity import set_identity_hash
+from git_gasp.restore.identity import compute
 
 from .conftest import git
 from .conftest import run_cli as main

@@ -87,7 +87,7 @@ def record_artifact(agent: Agent, run_id: str, art: dict[str, Any]) -> str | Non
     """Attach ``art`` to the run node unless an equal transcript is already
     attached; the ``artifact.attached`` event id, or None."""
     from git_gasp.agent.api import SYSTEM
-    from git_gasp.core import payloads
+    from git_gasp.core import runpayloads
 
     node = _run_node(agent, run_id)
     for known in node.artifacts:
@@ -97,7 +97,7 @@ def record_artifact(agent: Agent, run_id: str, art: dict[str, Any]) -> str | Non
     # run.started explicitly: a closed run is not the open run, and another run
     # may be open
     started = _started_event(agent, run_id)
-    rec = payloads.attachment(run_id, art)
+    rec = runpayloads.attachment(run_id, art)
     return agent.record(rec, SYSTEM, causation=started, correlation=run_id).event_ids[0]
 
 
