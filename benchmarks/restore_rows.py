@@ -2,7 +2,7 @@
 
 g   ``git gasp restore BARE DIR --json`` as a whole process, from a local
     bare clone of the 600-commit history with a snapshot at 90 % committed;
-g'  its fold part in-process (``restoring.fold_log``), seeded by the
+g'  its fold part in-process (``seededfold.fold_log``), seeded by the
     snapshot vs a full fold (the snapshot moved aside), interleaved;
 g'' the same ratio with each fold in a fresh process, as restore runs it.
 """
@@ -24,7 +24,7 @@ from harness import TARGETS, Row, fmt_s, git_env, summarize, verdict
 
 _FRESH_PROBE = (
     "import sys, time\n"
-    "from git_gasp.restore.restoring import fold_log\n"
+    "from git_gasp.restore.seededfold import fold_log\n"
     "t = time.perf_counter()\n"
     "fold_log(sys.argv[1], 'state/events.jsonl', None)\n"
     "print(time.perf_counter() - t)\n"
@@ -105,7 +105,7 @@ def _interleaved(
 def bench_restore(repo: Path, work: Path, repeats: int) -> tuple[list[Row], dict[str, Any]]:
     """Row g: `git gasp restore` from a local bare remote of the 600-commit history,
     with a snapshot at 90 % of the log; g': the fold part, seeded vs full."""
-    from git_gasp.restore.restoring import fold_log
+    from git_gasp.restore.seededfold import fold_log
 
     source = work / f"restore-src-{os.getpid()}"
     bare = work / f"restore-bare-{os.getpid()}.git"

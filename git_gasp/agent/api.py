@@ -27,6 +27,7 @@ from typing import Any
 import git_gasp.agent.validate as validate
 from git_gasp.agent.eventlog import EventLog, new_id
 from git_gasp.core import payloads as P
+from git_gasp.core import runpayloads
 from git_gasp.core.event import OPS_APPLIED, Actor
 from git_gasp.core.jsonvalue import Json
 from git_gasp.errors import USAGE, GaspError
@@ -251,7 +252,7 @@ class Agent(EventLog):
         metadata: Json = None,
     ) -> str:
         run = self._require_run("model.called")
-        rec = P.model_call(
+        rec = runpayloads.model_call(
             node_id or new_id("node"), run, model, prompt_summary, output_summary, metadata
         )
         return self.record(rec).id
@@ -259,7 +260,9 @@ class Agent(EventLog):
     @validate.typed_arguments
     def record_model_finished(self, model: str, output_summary: str, metadata: Json = None) -> str:
         run = self._require_run("model.finished")
-        return self.record(P.model_finished(run, model, output_summary, metadata)).event_ids[-1]
+        return self.record(
+            runpayloads.model_finished(run, model, output_summary, metadata)
+        ).event_ids[-1]
 
     @validate.typed_arguments
     def record_tool_call(
@@ -273,7 +276,7 @@ class Agent(EventLog):
         actor: Actor | None = None,
     ) -> str:
         run = self._require_run("tool.called")
-        rec = P.tool_call(
+        rec = runpayloads.tool_call(
             node_id or new_id("node"), run, tool, input_summary, output_summary, success, metadata
         )
         return self.record(rec, actor).id
@@ -284,7 +287,9 @@ class Agent(EventLog):
         run = self._require_run("tool.finished")
         if not success:
             self.record_failure(None, f"tool {tool} failed", output_summary)
-        return self.record(P.tool_finished(run, tool, output_summary, success)).event_ids[-1]
+        return self.record(runpayloads.tool_finished(run, tool, output_summary, success)).event_ids[
+            -1
+        ]
 
     @validate.typed_arguments
     def record_project_snapshot(
@@ -294,25 +299,25 @@ class Agent(EventLog):
         node_id: str | None = None,
         metadata: Json = None,
     ) -> str:
-        rec = P.project_snapshot(node_id or new_id("node"), project, artifacts, metadata)
+        rec = runpayloads.project_snapshot(node_id or new_id("node"), project, artifacts, metadata)
         return self.record(rec).id
 
     @validate.typed_arguments
     def attach_artifact(self, node_id: str, artifact: dict[str, Any]) -> str:
         self._existing(None, node_id)
-        return self.record(P.attachment(node_id, artifact), SYSTEM).event_ids[-1]
+        return self.record(runpayloads.attachment(node_id, artifact), SYSTEM).event_ids[-1]
 
     @validate.typed_arguments
     def link(self, source: str, rel: str, target: str) -> str:
         """An ops-only ``CreateRelation`` (props ``{}``)."""
-        return self.record(P.ops_only([P.relation(source, rel, target)])).event_ids[-1]
+        return self.record(runpayloads.ops_only([P.relation(source, rel, target)])).event_ids[-1]
 
     @validate.typed_arguments
     def apply_ops(self, ops: Sequence[dict[str, Any]], causation: str | None = None) -> str:
         """Raw ops in one ``state.ops_applied`` event (a maintenance root outside a run)."""
         if not ops:
             raise GaspError("no ops to apply", "give at least one op, e.g. a CreateNode", USAGE)
-        return self.record(P.ops_only(ops), causation=causation).event_ids[-1]
+        return self.record(runpayloads.ops_only(ops), causation=causation).event_ids[-1]
 
     # -- runs (REFERENCE §4.4) -------------------------------------------------
 
@@ -346,7 +351,7 @@ class Agent(EventLog):
         if run_id is not None and run_id in self.graph.nodes:
             raise validate.RefusedError(f"`{run_id}` already exists; choose a new run id")
         run_id = run_id or new_id("run")
-        rec = P.run_started(run_id, task)
+        rec = runpayloads.run_started(run_id, task)
         started = self._event("run.started", rec.payload, self.actor, None, run_id)
         self.append([started])
         self.open_run = OpenRun(run_id, started.id, goal, self.worker)
@@ -363,7 +368,7 @@ class Agent(EventLog):
             raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
         if self._finish_of(run) is None:
             exists = run.run_id in self.graph.nodes
-            self.record(P.run_finished(run.run_id, outcome, exists))
+            self.record(runpayloads.run_finished(run.run_id, outcome, exists))
         return run.run_id
 
     def forget_run(self) -> None:

@@ -127,7 +127,7 @@ class EventLog:
     @functools.cached_property
     def max_line_bytes(self) -> int:
         """The line-size cap the hooks apply (``gasp.maxLineBytes``), read once."""
-        from git_gasp.hooks.changes import max_line_bytes
+        from git_gasp.hooks.steps import max_line_bytes
 
         return max_line_bytes(self.root)
 

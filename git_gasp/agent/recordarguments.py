@@ -12,6 +12,7 @@ from typing import Any
 
 from git_gasp.agent.recordfields import JSON_TYPES, Field, Kind
 from git_gasp.core import payloads as P
+from git_gasp.core import runpayloads
 from git_gasp.core.event import Actor
 from git_gasp.core.ops import OpsError, parse_ops
 from git_gasp.errors import USAGE, GaspError
@@ -79,7 +80,9 @@ def project(value: Any, where: str) -> dict[str, Any]:
     obj = _object(value, where)
     _keys(obj, ("repo", "branch", "commit", "worktree"), ("repo",), where)
     text = {k: _opt_str(obj, k, where) for k in ("repo", "branch", "commit", "worktree")}
-    return P.project_ref(str(text["repo"]), text["branch"], text["commit"], text["worktree"])
+    return runpayloads.project_ref(
+        str(text["repo"]), text["branch"], text["commit"], text["worktree"]
+    )
 
 
 def _opt_str(obj: dict[str, Any], key: str, where: str) -> str | None:
