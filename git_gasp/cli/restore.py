@@ -20,7 +20,7 @@ _CONTEXT = click.option(
 )
 
 
-def _emit(
+def emit(
     report: dict[str, object],
     as_json: bool,
     context: str | None,
@@ -80,7 +80,7 @@ def restore(
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
     restored = do_restore(url, directory, at, executor, verify_snapshot)
     try:
-        _emit(restored.report, as_json, context, restored.context, restored.root)
+        emit(restored.report, as_json, context, restored.context, restored.root)
     except GaspError as exc:  # the agent is restored all the same: say where
         exc.hint = f"{exc.hint}; the agent is restored in {restored.root}"
         raise
@@ -105,7 +105,7 @@ def status(
 
         check_target(context, root)
     restored = describe(root, local=True)
-    _emit(restored.report, as_json, context, restored.context, root, (color, no_pager))
+    emit(restored.report, as_json, context, restored.context, root, (color, no_pager))
     return OK
 
 
