@@ -25,144 +25,89 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
-from git_gasp.git.clone import (
-    SAFE_ATTRIBUTES as SAFE_ATTRIBUTES,
-)
-from git_gasp.git.clone import (
-    SAFE_CONFIG as SAFE_CONFIG,
-)
-from git_gasp.git.clone import (
-    SPARSE_PATTERNS as SPARSE_PATTERNS,
-)
-from git_gasp.git.clone import (
-    safe_clone as safe_clone,
-)
-from git_gasp.git.clone import (
-    safe_env as safe_env,
-)
-from git_gasp.git.config import (
-    committer_ident as committer_ident,
-)
-from git_gasp.git.config import (
-    config_entries as config_entries,
-)
-from git_gasp.git.config import (
-    config_value as config_value,
-)
-from git_gasp.git.config import (
-    config_values as config_values,
-)
+from git_gasp.git.clone import SAFE_ATTRIBUTES, SAFE_CONFIG, SPARSE_PATTERNS, safe_clone, safe_env
+from git_gasp.git.config import committer_ident, config_entries, config_value, config_values
 from git_gasp.git.history import (
-    RANGE_HINT as RANGE_HINT,
+    RANGE_HINT,
+    blame_porcelain,
+    commit_message,
+    commit_messages,
+    commit_walk,
+    commits_touching,
+    messages_of,
+    new_commits,
+    run_commits,
 )
-from git_gasp.git.history import (
-    blame_porcelain as blame_porcelain,
-)
-from git_gasp.git.history import (
-    commit_message as commit_message,
-)
-from git_gasp.git.history import (
-    commit_messages as commit_messages,
-)
-from git_gasp.git.history import (
-    commit_walk as commit_walk,
-)
-from git_gasp.git.history import (
-    commits_touching as commits_touching,
-)
-from git_gasp.git.history import (
-    messages_of as messages_of,
-)
-from git_gasp.git.history import (
-    new_commits as new_commits,
-)
-from git_gasp.git.history import (
-    run_commits as run_commits,
-)
-from git_gasp.git.notes import (
-    note_blob as note_blob,
-)
-from git_gasp.git.notes import (
-    notes_list as notes_list,
-)
-from git_gasp.git.notes import (
-    write_notes as write_notes,
-)
+from git_gasp.git.notes import note_blob, notes_list, write_notes
 from git_gasp.git.objects import (
-    BlobReader as BlobReader,
-)
-from git_gasp.git.objects import (
-    ObjectInfo as ObjectInfo,
-)
-from git_gasp.git.objects import (
-    blobs_at as blobs_at,
-)
-from git_gasp.git.objects import (
-    committed_size as committed_size,
-)
-from git_gasp.git.objects import (
-    committed_sizes as committed_sizes,
-)
-from git_gasp.git.objects import (
-    grep_tree as grep_tree,
-)
-from git_gasp.git.objects import (
-    object_info as object_info,
+    BlobReader,
+    ObjectInfo,
+    blobs_at,
+    committed_size,
+    committed_sizes,
+    grep_tree,
+    object_info,
 )
 from git_gasp.git.paths import (
-    attribute_views as attribute_views,
+    attribute_views,
+    changed_paths,
+    index_entries,
+    staged_against_head,
+    staged_paths,
+    tracked,
+    tree_files,
 )
-from git_gasp.git.paths import (
-    changed_paths as changed_paths,
-)
-from git_gasp.git.paths import (
-    index_entries as index_entries,
-)
-from git_gasp.git.paths import (
-    staged_against_head as staged_against_head,
-)
-from git_gasp.git.paths import (
-    staged_paths as staged_paths,
-)
-from git_gasp.git.paths import (
-    tracked as tracked,
-)
-from git_gasp.git.paths import (
-    tree_files as tree_files,
-)
-from git_gasp.git.process import (
-    Completed as Completed,
-)
-from git_gasp.git.process import (
-    GitError as GitError,
-)
-from git_gasp.git.process import (
-    attempt as attempt,
-)
-from git_gasp.git.process import (
-    import_problem as import_problem,
-)
-from git_gasp.git.process import (
-    run as run,
-)
-from git_gasp.git.process import (
-    scrubbed_env as scrubbed_env,
-)
-from git_gasp.git.refs import (
-    RepoInfo as RepoInfo,
-)
-from git_gasp.git.refs import (
-    head as head,
-)
-from git_gasp.git.refs import (
-    head_and_merging as head_and_merging,
-)
-from git_gasp.git.refs import (
-    repo_info as repo_info,
-)
-from git_gasp.git.refs import (
-    resolve as resolve,
-)
+from git_gasp.git.process import Completed, GitError, attempt, import_problem, run, scrubbed_env
+from git_gasp.git.refs import RepoInfo, head, head_and_merging, repo_info, resolve
+
+__all__ = [
+    "RANGE_HINT",
+    "SAFE_ATTRIBUTES",
+    "SAFE_CONFIG",
+    "SPARSE_PATTERNS",
+    "BlobReader",
+    "Completed",
+    "GitError",
+    "ObjectInfo",
+    "RepoInfo",
+    "attempt",
+    "attribute_views",
+    "blame_porcelain",
+    "blobs_at",
+    "changed_paths",
+    "commit_message",
+    "commit_messages",
+    "commit_walk",
+    "commits_touching",
+    "committed_size",
+    "committed_sizes",
+    "committer_ident",
+    "config_entries",
+    "config_value",
+    "config_values",
+    "grep_tree",
+    "head",
+    "head_and_merging",
+    "import_problem",
+    "index_entries",
+    "messages_of",
+    "new_commits",
+    "note_blob",
+    "notes_list",
+    "object_info",
+    "repo_info",
+    "resolve",
+    "run",
+    "run_commits",
+    "safe_clone",
+    "safe_env",
+    "scrubbed_env",
+    "staged_against_head",
+    "staged_paths",
+    "tracked",
+    "tree_files",
+    "write_notes",
+]
 
 _UNSET = object()
 
