@@ -10,7 +10,7 @@ from git_gasp.git import RANGE_HINT, GitError, head, repo_info, run
 def run_commits_dated(
     path: str, rev_range: str = "HEAD", since: str | None = None, until: str | None = None
 ) -> list[RunCommit]:
-    """:func:`~git_gasp.git.repo.run_commits` limited to commits dated
+    """:func:`~git_gasp.git.history.run_commits` limited to commits dated
     ``since``..``until``, newest first."""
     dates = [f"--since={since}"] if since else []
     dates += [f"--until={until}"] if until else []
