@@ -20,6 +20,26 @@ _CONTEXT = click.option(
 )
 
 
+_BUDGET = click.option(
+    "--budget",
+    "budget",
+    metavar="CHARS",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Bound the --context document to CHARS characters (default 24,000; 0: no bound).",
+)
+
+
+def _budget(value: int | None) -> int | None:
+    from git_gasp.core.contextbudget import DEFAULT_BUDGET, MIN_BUDGET
+
+    if value is None:
+        return DEFAULT_BUDGET
+    if value and value < MIN_BUDGET:
+        raise click.BadParameter(f"{value} is too small: at least {MIN_BUDGET}, or 0 for no bound")
+    return value or None
+
+
 def emit(
     report: dict[str, object],
     as_json: bool,
@@ -56,6 +76,7 @@ def emit(
     help="Also compare a seeding snapshot's graph with a fold of its log prefix.",
 )
 @_CONTEXT
+@_BUDGET
 @_JSON
 def restore(
     url: str,
@@ -65,6 +86,7 @@ def restore(
     provider: str | None,
     verify_snapshot: bool,
     context: str | None,
+    budget: int | None,
     as_json: bool,
 ) -> int:
     """Clone the agent at URL safely (no hooks, filters, submodules or transcripts),
@@ -78,7 +100,7 @@ def restore(
         # before the clone, not after it
         check_target_in_clone(context, directory or default_directory(url))
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
-    restored = do_restore(url, directory, at, executor, verify_snapshot)
+    restored = do_restore(url, directory, at, executor, verify_snapshot, _budget(budget))
     try:
         emit(restored.report, as_json, context, restored.context, restored.root)
     except GaspError as exc:  # the agent is restored all the same: say where
@@ -90,10 +112,16 @@ def restore(
 @click.command()
 @REPO
 @_CONTEXT
+@_BUDGET
 @paging.options
 @_JSON
 def status(
-    repo: str | None, context: str | None, color: str | None, no_pager: bool, as_json: bool
+    repo: str | None,
+    context: str | None,
+    budget: int | None,
+    color: str | None,
+    no_pager: bool,
+    as_json: bool,
 ) -> int:
     """Report the agent in the current repository as restore would (no clone)."""
     from git_gasp.cli.options import agent_root
@@ -104,7 +132,7 @@ def status(
         from git_gasp.store.outfile import check_target
 
         check_target(context, root)
-    restored = describe(root, local=True)
+    restored = describe(root, local=True, budget=_budget(budget))
     emit(restored.report, as_json, context, restored.context, root, (color, no_pager))
     return OK
 

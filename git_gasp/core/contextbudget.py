@@ -57,12 +57,34 @@ def demote(text: str, levels: int) -> str:
     return "\n".join(out)
 
 
+_OPENER = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def _open_fence(text: str) -> str | None:
+    """The fence a cut ``text`` leaves open, if any (so it can be closed)."""
+    opened: str | None = None
+    for line in text.split("\n"):
+        match = _OPENER.match(line)
+        if match is None:
+            continue
+        fence = match.group(1)
+        if opened is None:
+            opened = fence
+        elif fence[0] == opened[0] and len(fence) >= len(opened) and not line.strip()[len(fence) :]:
+            opened = None
+    return opened
+
+
 def _cut_text(item: str, room: int) -> str:
-    """``item`` cut at the last line that fits in ``room``, with a mark."""
+    """``item`` cut at the last line that fits in ``room``, with a mark (a
+    fence the cut leaves open is closed first)."""
     mark = "\n… (cut here: the rest is over the --budget)"
-    keep = item[: max(room - len(mark), 0)]
+    keep = item[: max(room - len(mark) - 12, 0)]
     if "\n" in keep:
         keep = keep[: keep.rfind("\n")]
+    fence = _open_fence(keep)
+    if fence is not None:
+        keep += "\n" + fence
     return keep + mark if keep else ""
 
 

@@ -8,12 +8,13 @@ the hash does not cover, active memory) are quoted in fences they cannot close.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from git_gasp.core.restorereport import CLOSE_HINT, REPORT_FORMAT, STALE_HINT
-from git_gasp.core.runlog import RunCommit
+from git_gasp.core.bounded import bounded, more
+from git_gasp.core.restorereport import CLOSE_HINT, STALE_HINT
 
+WARNINGS_SHOWN = 20  # the text shows this many warnings; --json has them all
 _BREAKS = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 
 
@@ -44,14 +45,29 @@ def report_text(report: Mapping[str, Any]) -> str:
         f"{'identity:':<17}{'verified' if identity['verified'] else 'NOT verified'}"
         + (f" ({identity['hash']})" if identity["hash"] else ""),
         f"{'skills loaded:':<17}"
-        + (", ".join(s["name"] for s in report["skills"]["loaded"]) or "none"),
+        + (
+            bounded((s["name"] for s in report["skills"]["loaded"]), "git gasp skill list")
+            or "none"
+        ),
     ]
     for bad in report["skills"]["invalid"]:
         lines.append(f"{'skill invalid:':<17}{bad['path']}: {'; '.join(bad['problems'])}")
     lines += _fold_lines(report)
+    checkout = report.get("checkout")
+    if checkout:
+        lines += [
+            f"{'checked out:':<17}{checkout['commit']} (detached HEAD: the commit that holds "
+            f"{checkout['event']}; identity, skills and memory are as they were then)",
+            f"{'':<17}go on from it with: git switch -c NAME; "
+            f"back to the newest: git checkout {checkout['head'][:12]}",
+        ]
     lines += _open_lines(report)
     lines += _record_lines(report)
-    lines.extend(f"warning: {w}" for w in report["warnings"])
+    warnings = report["warnings"]
+    lines.extend(f"warning: {w}" for w in warnings[:WARNINGS_SHOWN])
+    if len(warnings) > WARNINGS_SHOWN:
+        hidden = len(warnings) - WARNINGS_SHOWN
+        lines.append(f"warning: {more(hidden, 'git gasp status --json')}")
     return "\n".join(_line(line) for line in lines)
 
 
@@ -81,27 +97,25 @@ def _fold_lines(report: Mapping[str, Any]) -> list[str]:
 
 def _open_lines(report: Mapping[str, Any]) -> list[str]:
     """Open goals, open runs (with how to close them) and stale runs."""
+    goals = (f"{g['id']} ({g['status']})" for g in report["open_goals"])
+    runs = (
+        r["id"] + ("" if r["node"] else " (no run node for this start: no ops pair)")
+        for r in report["open_runs"]
+    )
     lines = [
         f"{'open goals:':<17}"
-        + (", ".join(f"{g['id']} ({g['status']})" for g in report["open_goals"]) or "none"),
-        f"{'open runs:':<17}"
         + (
-            ", ".join(
-                r["id"] + ("" if r["node"] else " (no run node for this start: no ops pair)")
-                for r in report["open_runs"]
-            )
-            or "none"
+            bounded(goals, "git gasp nodes --kind goal --status Open --status InProgress") or "none"
         ),
+        f"{'open runs:':<17}" + (bounded(runs, "git gasp status --json") or "none"),
     ]
     if any(r["close_with"] for r in report["open_runs"]):
         lines.append(f"{'':<17}close with: {CLOSE_HINT}")
     elif report["open_runs"]:
         lines.append(f"{'':<17}(open at --at; the log goes on after it)")
     if report["stale_runs"]:
-        lines.append(
-            f"{'stale runs:':<17}{', '.join(r['id'] for r in report['stale_runs'])}"
-            " (marked started, but no runtime resumes them)"
-        )
+        stale = bounded((r["id"] for r in report["stale_runs"]), "git gasp status --json")
+        lines.append(f"{'stale runs:':<17}{stale} (marked started, but no runtime resumes them)")
         if not report["fold"].get("historical"):  # no advice to change the log, in the past
             lines.append(f"{'':<17}mark one finished with: {STALE_HINT}")
     return lines
@@ -131,82 +145,3 @@ def _record_lines(report: Mapping[str, Any]) -> list[str]:
             else ""
         ),
     ]
-
-
-def context_markdown(
-    report: Mapping[str, Any],
-    identity: Sequence[tuple[str, str]],
-    memory: str | None,
-    runs: Sequence[RunCommit],
-    unhashed: frozenset[str] = frozenset(),
-) -> str:
-    """The rehydration document ``--context FILE`` writes; identity files in
-    ``unhashed`` (which the identity hash does not cover) go apart."""
-    out = [_line(f"# Agent context: {report['agent_id'] or 'unknown'}"), ""]
-    out.append(
-        _line(
-            f"Restored with git-gasp ({REPORT_FORMAT}); spec version {report['spec_version']}; "
-            f"identity {'verified' if report['identity']['verified'] else 'NOT verified'}; "
-            f"{report['fold']['events']} events folded."
-        )
-    )
-    out += _identity_section(identity, unhashed)
-    out += ["## Skills", ""]
-    for skill in report["skills"]["loaded"]:
-        out.append(_line(f"- **{skill['name']}** — {skill['description']} (`{skill['path']}`)"))
-    if not report["skills"]["loaded"]:
-        out.append("none")
-    # the repository's text, quoted: its own headings cannot pass for this document's
-    out += ["", "## Active memory", "", _fenced(memory) if memory else "none", ""]
-    out += _open_work_section(report)
-    out += ["", "## Recent runs", ""]
-    for commit in runs:
-        out.append(
-            _line(
-                f"- `{commit.run_id}` ({commit.date}, commit {commit.commit[:12]}): "
-                f"{commit.outcome or '-'}"
-            )
-        )
-    if not runs:
-        out.append("none")
-    return "\n".join(out) + "\n"
-
-
-def _identity_section(identity: Sequence[tuple[str, str]], unhashed: frozenset[str]) -> list[str]:
-    """The identity files, those the hash does not cover apart (and quoted)."""
-    out = ["", "## Identity", ""]
-    for path, text in identity:
-        if path not in unhashed:
-            out += [_line(f"### {path}"), "", text.rstrip("\n"), ""]
-    if unhashed:
-        out += [
-            "## Identity files the identity hash does not cover",
-            "",
-            "AGENT.md's Locations table names these as identity, but `identity_hash` does not "
-            "cover them: nothing verified them and no human gate guards their changes.",
-            "",
-        ]
-        for path, text in identity:
-            if path in unhashed:  # quoted: its own headings cannot pass for verified ones
-                out += [_line(f"### {path}"), "", _fenced(text), ""]
-    return out
-
-
-def _open_work_section(report: Mapping[str, Any]) -> list[str]:
-    """Open goals and tasks, open runs and stale runs."""
-    out = ["## Open goals and tasks", ""]
-    items = [("goal", g) for g in report["open_goals"]] + [
-        ("task", t) for t in report["open_tasks"]
-    ]
-    for kind, item in items:
-        out.append(_line(f"- {kind} `{item['id']}` ({item['status']}): {item['title'] or ''}"))
-    if not items:
-        out.append("none")
-    for run in report["open_runs"]:
-        advice = f"close with: {CLOSE_HINT}" if run["close_with"] else "open at --at"
-        out.append(_line(f"- open run `{run['id']}`: {run['task'] or ''} — {advice}"))
-    for run in report["stale_runs"]:
-        out.append(
-            _line(f"- stale run `{run['id']}` (started, never resumed): {run['task'] or ''}")
-        )
-    return out

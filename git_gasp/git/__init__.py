@@ -25,7 +25,14 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
-from git_gasp.git.clone import SAFE_ATTRIBUTES, SAFE_CONFIG, SPARSE_PATTERNS, safe_clone, safe_env
+from git_gasp.git.clone import (
+    SAFE_ATTRIBUTES,
+    SAFE_CONFIG,
+    SPARSE_PATTERNS,
+    safe_checkout,
+    safe_clone,
+    safe_env,
+)
 from git_gasp.git.config import committer_ident, config_entries, config_value, config_values
 from git_gasp.git.history import (
     RANGE_HINT,
@@ -99,6 +106,7 @@ __all__ = [
     "resolve",
     "run",
     "run_commits",
+    "safe_checkout",
     "safe_clone",
     "safe_env",
     "scrubbed_env",

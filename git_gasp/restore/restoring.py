@@ -22,11 +22,12 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from git_gasp import git
+from git_gasp.core.contextbudget import DEFAULT_BUDGET
+from git_gasp.core.contextdoc import context_markdown
 from git_gasp.core.graph import Graph
 from git_gasp.core.locations import parse_locations
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES
 from git_gasp.core.restorereport import RestoreInputs, build_report
-from git_gasp.core.restoretext import context_markdown
 from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
 from git_gasp.errors import FINDINGS, USAGE, GaspError
@@ -102,9 +103,11 @@ def describe(
     executor: dict[str, str] | None = None,
     verify_snapshot: bool = False,
     local: bool = False,
+    budget: int | None = DEFAULT_BUDGET,
 ) -> Restored:
     """Read, verify, fold and report the agent repository at ``root``;
-    ``local``: a work tree (not a fresh clone), whose run marker is read too."""
+    ``local``: a work tree (not a fresh clone), whose run marker is read too;
+    ``budget``: the ``--context`` document's size in characters (None: any)."""
     refuse_escapes(root)  # before anything is read or written
     cap = file_cap(root)
     manifest, manifest_bytes = read_manifest(root, cap)
@@ -149,7 +152,7 @@ def describe(
         )
     )
     memory = _memory(root, locations["memory"], cap, report["warnings"])
-    text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(apart))
+    text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(apart), budget)
     return Restored(report, text, root)
 
 
@@ -212,8 +215,11 @@ def restore(
     at: str | None = None,
     executor: dict[str, str] | None = None,
     verify_snapshot: bool = False,
+    budget: int | None = DEFAULT_BUDGET,
 ) -> Restored:
-    """Clone ``url`` safely into ``directory`` and :func:`describe` it."""
+    """Clone ``url`` safely into ``directory`` and :func:`describe` it; with
+    ``at``, the work tree is the commit that holds that event, on a detached
+    HEAD (see :func:`check_out_at`)."""
     dest = directory or default_directory(url)
     if os.path.lexists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
         raise GaspError(
@@ -224,7 +230,10 @@ def restore(
     created = _outermost_missing(dest)
     try:
         git.safe_clone(url, dest)
-        return describe(dest, url, at, executor, verify_snapshot)
+        commit = check_out_at(dest, at) if at is not None else None
+        restored = describe(dest, url, at, executor, verify_snapshot, budget=budget)
+        restored.report["checkout"] = commit
+        return restored
     except git.GitError as exc:
         _discard(dest, created)
         raise GaspError(
@@ -233,6 +242,24 @@ def restore(
     except BaseException:
         _discard(dest, created)  # a refused restore leaves nothing behind to trip over
         raise
+
+
+def check_out_at(dest: str, at: str) -> dict[str, str] | None:
+    """Check out the commit that holds event ``at`` (the oldest along HEAD's
+    first parents whose log has it) on a detached HEAD, so identity, skills
+    and memory are those of that time; None when HEAD is that commit or no
+    commit holds ``at`` (then the fold names the unknown event)."""
+    from git_gasp.git.pastcommit import commit_holding
+
+    manifest_bytes = read_manifest(dest, file_cap(dest))[1]
+    locations, _ = parse_locations(manifest_bytes.decode("utf-8"))
+    log_rel = _first_existing(dest, locations["log"])
+    commit = commit_holding(dest, log_rel, at)
+    head = git.head(dest)
+    if commit is None or commit == head:
+        return None
+    git.safe_checkout(dest, commit)
+    return {"commit": commit, "head": head or "", "event": at}
 
 
 def _outermost_missing(dest: str) -> str | None:
