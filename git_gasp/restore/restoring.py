@@ -16,6 +16,7 @@ the repository are refused.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Sequence
@@ -247,19 +248,36 @@ def restore(
 def check_out_at(dest: str, at: str) -> dict[str, str] | None:
     """Check out the commit that holds event ``at`` (the oldest along HEAD's
     first parents whose log has it) on a detached HEAD, so identity, skills
-    and memory are those of that time; None when HEAD is that commit or no
-    commit holds ``at`` (then the fold names the unknown event)."""
+    and memory are those of that time; None when ``at`` is the log's last
+    event (the present), HEAD is that commit, or no commit holds ``at`` (then
+    the fold names the unknown event)."""
     from git_gasp.git.pastcommit import commit_holding
 
     manifest_bytes = read_manifest(dest, file_cap(dest))[1]
     locations, _ = parse_locations(manifest_bytes.decode("utf-8"))
     log_rel = _first_existing(dest, locations["log"])
+    if _last_event_id(os.path.join(dest, *log_rel.split("/"))) == at:
+        return None
     commit = commit_holding(dest, log_rel, at)
     head = git.head(dest)
     if commit is None or commit == head:
         return None
     git.safe_checkout(dest, commit)
     return {"commit": commit, "head": head or "", "event": at}
+
+
+def _last_event_id(path: str) -> str | None:
+    """The ``id`` of the log's last line (None when it cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(fh.tell() - (1 << 20), 0))
+            tail = fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        value = json.loads(tail)
+    except (OSError, ValueError):
+        return None
+    found = value.get("id") if isinstance(value, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def _outermost_missing(dest: str) -> str | None:
