@@ -170,3 +170,40 @@ def test_a_count_as_git_log_takes_it() -> None:
     assert counts(["runs", "--", "-1"]) == ["runs", "--", "-1"]
     assert counts(["show", "-1"]) == ["show", "-1"]  # no -n there
     assert counts(["-h"]) == ["-h"]
+
+
+# --- sessions: the same filters, pager and colour as runs; who's wording ----------------
+
+
+def test_sessions_filters(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    repo = str(demo)
+    _, out, _ = run_cli(capsys, "sessions", "-C", repo, "--json")
+    every = json.loads(out)["commits"]
+    assert len(every) == 3
+    _, out, _ = run_cli(capsys, "sessions", "-C", repo, "-1", "--json")
+    assert [c["commit"] for c in json.loads(out)["commits"]] == [every[0]["commit"]]
+    _, out, _ = run_cli(capsys, "sessions", "-C", repo, "--outcome", "PROMOTED", "--json")
+    (promoted,) = json.loads(out)["commits"]
+    assert promoted["subject"].endswith(": promoted")
+    _, out, _ = run_cli(capsys, "sessions", "-C", repo, "--goal", "latency", "--json")
+    (latency,) = json.loads(out)["commits"]  # the run for "Cut retry latency", by its title
+    assert latency["subject"].endswith(": rejected")
+    code, out, err = run_cli(capsys, "sessions", "-C", repo, "--until", "2000-01-01")
+    assert (code, out) == (0, "") and "no commits" in err
+    assert "PAGED:" in on_a_terminal(demo, "sessions", GIT_PAGER=MARK)
+    assert SGR in in_a_pipe(demo, "sessions", "--color=always")
+    assert SGR not in in_a_pipe(demo, "sessions")
+
+
+def test_who_says_line_for_one_line(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (demo / "notes.txt").write_text("one line\n")
+    git(demo, "add", "notes.txt")
+    git(demo, "commit", "-q", "--no-verify", "-m", "a note")
+    (demo / "notes.txt").write_text("one line\nand two\nand three\n")
+    git(demo, "commit", "-q", "--no-verify", "-am", "more")
+    code, out, _ = run_cli(capsys, "who", "notes.txt", "-C", str(demo))
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2
+    assert sorted(line.split()[1:3] for line in lines) == [["line", "1"], ["lines", "2-3"]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from git_gasp import output
+from git_gasp.cli import paging
 from git_gasp.cli.options import JSON, REPO, WORKER, emit, open_agent, repo_root
 from git_gasp.errors import OK
 
@@ -45,17 +46,59 @@ def transcript_add(
 @click.command()
 @click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
 @REPO
+@click.option(
+    "-n", "--max-count", "limit", type=click.IntRange(min=0), metavar="N", help="Show at most N."
+)
+@click.option("--since", metavar="DATE", help="Only commits after DATE (as git log reads it).")
+@click.option("--until", metavar="DATE", help="Only commits before DATE.")
+@click.option("--goal", metavar="GOAL", help="Only run commits for GOAL: its id, or a title word.")
+@click.option("--outcome", metavar="OUTCOME", help="Only run commits with this outcome.")
+@paging.options
 @JSON
-def sessions(rev_range: str, repo: str | None, as_json: bool) -> int:
+def sessions(
+    rev_range: str,
+    repo: str | None,
+    limit: int | None,
+    since: str | None,
+    until: str | None,
+    goal: str | None,
+    outcome: str | None,
+    color: str | None,
+    no_pager: bool,
+    as_json: bool,
+) -> int:
     """List commits with the agent sessions linked to them (trailers, aliases, notes)."""
-    from git_gasp.sessions.query import list_sessions, sessions_lines, sessions_value
+    from git_gasp.sessions.query import (
+        list_sessions,
+        select_sessions,
+        sessions_lines,
+        sessions_value,
+    )
 
-    found = list_sessions(repo_root(repo), rev_range)
+    root = repo_root(repo)
+    found = list_sessions(root, rev_range, since, until)
+    titles = _goal_titles(root) if goal and found else {}
+    found = select_sessions(found, goal, outcome, limit, titles)
     if not found and not as_json:
         output.diag(f"no commits in {rev_range}")
         return OK
-    emit(as_json, sessions_value(rev_range, found), sessions_lines(found))
+    if as_json:
+        output.data_json(sessions_value(rev_range, found))
+        return OK
+    with paging.screen(root, color, no_pager) as styled:
+        output.data(sessions_lines(found, output.paint), styled)
     return OK
+
+
+def _goal_titles(root: str) -> dict[str, str]:
+    """Goal id -> title from the work tree's log; none when it cannot be folded."""
+    from git_gasp.errors import GaspError
+    from git_gasp.view.story import goal_titles, read_story
+
+    try:
+        return goal_titles(read_story(root).graph)
+    except GaspError:
+        return {}
 
 
 @click.command()

@@ -83,10 +83,15 @@ def _messages(out: bytes) -> list[tuple[str, str]]:
     return found
 
 
-def commit_messages(path: str, rev_range: str = "HEAD") -> list[tuple[str, str]]:
-    """``(commit, raw message)`` of every commit in ``rev_range``, newest
-    first, from one ``git log`` (empty in a repository with no commits)."""
-    out = _log(path, rev_range, ["-z", "--format=%H%n%B"])
+def commit_messages(
+    path: str, rev_range: str = "HEAD", since: str | None = None, until: str | None = None
+) -> list[tuple[str, str]]:
+    """``(commit, raw message)`` of every commit in ``rev_range`` (dated
+    ``since``..``until`` as ``git log`` reads them), newest first, from one
+    ``git log`` (empty in a repository with no commits)."""
+    dates = [f"--since={since}"] if since else []
+    dates += [f"--until={until}"] if until else []
+    out = _log(path, rev_range, ["-z", "--format=%H%n%B", *dates])
     return _messages(out) if out is not None else []
 
 

@@ -26,7 +26,7 @@ notes ref; it starts no process per commit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from git_gasp.core.notes import NoteRecord, parse_note
@@ -56,6 +56,8 @@ class CommitSessions(NamedTuple):
     squash: bool
     links: tuple[Link, ...]
     note_problems: tuple[str, ...]  # why lines of the commit's note were not read
+    goal: str | None = None  # the Goal and Outcome trailers of a run's commit
+    outcome: str | None = None
 
     @property
     def sessions(self) -> tuple[str, ...]:
@@ -162,6 +164,8 @@ def commit_sessions(commit: str, message: str, note: bytes | None) -> CommitSess
         squash,
         tuple(links + noted),
         tuple(problems),
+        next(iter(values(trailers, "Goal")), None),
+        next(iter(values(trailers, "Outcome")), None),
     )
 
 
@@ -223,9 +227,40 @@ def sessions_value(rev_range: str, found: Sequence[CommitSessions]) -> dict[str,
     }
 
 
-def sessions_lines(found: Sequence[CommitSessions]) -> str:
+def _plain(text: str, style: str) -> str:
+    return text
+
+
+def sessions_lines(
+    found: Sequence[CommitSessions], paint: Callable[[str, str], str] = _plain
+) -> str:
     """One line per commit: id, subject, the sessions with their sources."""
-    return "\n".join(f"{c.commit[:12]}  {c.subject}  {sessions_text(c)}" for c in found)
+    return "\n".join(
+        f"{paint(c.commit[:12], 'warn')}  {c.subject}  {sessions_text(c)}" for c in found
+    )
+
+
+def select_sessions(
+    found: Sequence[CommitSessions],
+    goal: str | None = None,
+    outcome: str | None = None,
+    limit: int | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> list[CommitSessions]:
+    """The commits whose run's goal is ``goal`` (its id, or a word of its
+    title, any case) and outcome ``outcome`` (any case), the first ``limit``."""
+    wanted = goal.lower() if goal else None
+    kept: list[CommitSessions] = []
+    for c in found:
+        if limit is not None and len(kept) >= limit:
+            break
+        if outcome is not None and (c.outcome or "").lower() != outcome.lower():
+            continue
+        title = (titles or {}).get(c.goal or "", "").lower()
+        if wanted is not None and c.goal != goal and wanted not in title:
+            continue
+        kept.append(c)
+    return kept
 
 
 # -- the service: sessions over a range ----------------------------------------------
@@ -238,10 +273,13 @@ def all_notes(root: str) -> Mapping[str, bytes]:
     return sessionnotes.notes_by_commit(root, fetched=True)
 
 
-def list_sessions(root: str, rev_range: str = "HEAD") -> list[CommitSessions]:
-    """The commits of ``rev_range``, newest first, each with its sessions."""
+def list_sessions(
+    root: str, rev_range: str = "HEAD", since: str | None = None, until: str | None = None
+) -> list[CommitSessions]:
+    """The commits of ``rev_range`` (dated ``since``..``until``), newest
+    first, each with its sessions."""
     from git_gasp import git
 
-    messages = git.commit_messages(root, rev_range)
+    messages = git.commit_messages(root, rev_range, since, until)
     notes = all_notes(root) if messages else {}
     return [commit_sessions(c, m, notes.get(c)) for c, m in messages]

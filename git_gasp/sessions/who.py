@@ -206,6 +206,12 @@ _CUT = (
 )
 
 
+def _lines_text(ranges: tuple[tuple[int, int], ...]) -> str:
+    """``line 7`` for one line, ``lines 3-5,9`` for more."""
+    one = len(ranges) == 1 and ranges[0][0] == ranges[0][1]
+    return f"{'line' if one else 'lines'} {_ranges_text(ranges)}"
+
+
 def who_text(found: Who) -> str:
     """One line per commit: id, lines, run, sessions, subject; then the event."""
     out = []
@@ -213,7 +219,7 @@ def who_text(found: Who) -> str:
         where = (
             f"{found.path}:{found.line}"
             if found.line
-            else (f"lines {_ranges_text(found.lines.get(c.commit, ()))}")
+            else _lines_text(found.lines.get(c.commit, ()))
         )
         if c.commit in found.cut:
             out.append(f"{c.commit[:12]}  {where}  {_CUT}")
