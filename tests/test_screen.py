@@ -207,3 +207,11 @@ def test_who_says_line_for_one_line(demo: Path, capsys: pytest.CaptureFixture[st
     lines = out.splitlines()
     assert code == 0 and len(lines) == 2
     assert sorted(line.split()[1:3] for line in lines) == [["line", "1"], ["lines", "2-3"]]
+
+
+def test_status_pages_and_colours(demo: Path) -> None:
+    shown = on_a_terminal(demo, "status", GIT_PAGER=MARK)
+    assert "PAGED:agent:" in shown and f"{SGR}32mverified" in shown
+    plain = in_a_pipe(demo, "status")
+    assert SGR not in plain and "identity:        verified" in plain
+    assert f"{SGR}32mverified" in in_a_pipe(demo, "status", "--color=always")

@@ -61,7 +61,7 @@ def emit(
         output.data(report_text(report))
     else:
         with paging.screen(root, *screen) as styled:
-            output.data(report_text(report), styled)
+            output.data(report_text(report, output.paint), styled)
 
 
 @click.command()

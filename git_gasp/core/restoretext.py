@@ -8,7 +8,7 @@ the hash does not cover, active memory) are quoted in fences they cannot close.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from git_gasp.core.bounded import bounded, more
@@ -36,14 +36,20 @@ def _fenced(text: str) -> str:
     return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
-def report_text(report: Mapping[str, Any]) -> str:
-    """The report for people."""
+def _plain(text: str, style: str) -> str:
+    return text
+
+
+def report_text(report: Mapping[str, Any], paint: Callable[[str, str], str] = _plain) -> str:
+    """The report for people; ``paint`` marks what a terminal colours (see
+    :func:`git_gasp.output.paint`): the identity's state, invalid skills,
+    warnings."""
     identity = report["identity"]
+    state = paint("verified", "good") if identity["verified"] else paint("NOT verified", "bad")
     lines = [
         f"{'agent:':<17}{report['agent_id'] or '-'}",
         f"{'spec version:':<17}{report['spec_version']}",
-        f"{'identity:':<17}{'verified' if identity['verified'] else 'NOT verified'}"
-        + (f" ({identity['hash']})" if identity["hash"] else ""),
+        f"{'identity:':<17}{state}" + (f" ({identity['hash']})" if identity["hash"] else ""),
         f"{'skills loaded:':<17}"
         + (
             bounded((s["name"] for s in report["skills"]["loaded"]), "git gasp skill list")
@@ -51,7 +57,9 @@ def report_text(report: Mapping[str, Any]) -> str:
         ),
     ]
     for bad in report["skills"]["invalid"]:
-        lines.append(f"{'skill invalid:':<17}{bad['path']}: {'; '.join(bad['problems'])}")
+        lines.append(
+            paint(f"{'skill invalid:':<17}", "bad") + f"{bad['path']}: {'; '.join(bad['problems'])}"
+        )
     lines += _fold_lines(report)
     checkout = report.get("checkout")
     if checkout:
@@ -64,10 +72,10 @@ def report_text(report: Mapping[str, Any]) -> str:
     lines += _open_lines(report)
     lines += _record_lines(report)
     warnings = report["warnings"]
-    lines.extend(f"warning: {w}" for w in warnings[:WARNINGS_SHOWN])
+    lines.extend(f"{paint('warning:', 'warn')} {w}" for w in warnings[:WARNINGS_SHOWN])
     if len(warnings) > WARNINGS_SHOWN:
         hidden = len(warnings) - WARNINGS_SHOWN
-        lines.append(f"warning: {more(hidden, 'git gasp status --json')}")
+        lines.append(f"{paint('warning:', 'warn')} {more(hidden, 'git gasp status --json')}")
     return "\n".join(_line(line) for line in lines)
 
 
