@@ -29,6 +29,7 @@ from git_gasp.agent.api import Agent
 from git_gasp.core.appendonly import Blob, check_worktree
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store.looseobjects import LooseStore, loose_store, store_appended
+from git_gasp.store.runmarker import run_lock
 from git_gasp.store.worktree import EVENTS_PATH
 
 
@@ -37,6 +38,7 @@ class Closed(NamedTuple):
     commit: str | None  # None when nothing changed
     snapshot: str | None  # the snapshot written on cadence, if any
     note: str | None = None  # what the session note of the commit says, or why it is missing
+    already: bool = False  # another process closed the run first (commit: its commit)
 
 
 def check_session(ref: str) -> str:
@@ -192,7 +194,29 @@ def close_run(
     sessions: Sequence[str] = (),
     paths: Sequence[str] = (),
 ) -> Closed:
-    """Finish the open run and make its boundary commit (safe to retry)."""
+    """Finish the open run and make its boundary commit (safe to retry).
+
+    The whole close runs under the run lock, deciding on the log as it is
+    once the lock is held: of two closes racing (two processes of one
+    worker), one records ``run.finished`` and commits, the other then finds
+    the run closed and reports that commit (``already``)."""
+    seen = agent.open_run
+    with run_lock(agent.root):
+        agent.reread()
+        if agent.open_run is None and seen is not None:
+            return _closed_meanwhile(agent.root, seen.run_id)
+        return _close_open_run(agent, outcome, goal, sessions, paths)
+
+
+def _closed_meanwhile(root: str, run_id: str) -> Closed:
+    """The run another process closed while this one waited for the lock."""
+    commits = [c.commit for c in git.run_commits(root) if c.run_id == run_id]
+    return Closed(run_id, commits[0] if commits else None, None, None, True)
+
+
+def _close_open_run(
+    agent: Agent, outcome: str, goal: str | None, sessions: Sequence[str], paths: Sequence[str]
+) -> Closed:
     run = agent.open_run
     if run is None:
         raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")

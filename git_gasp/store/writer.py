@@ -180,6 +180,28 @@ def write_atomically(path: str, data: bytes, sync: bool = True) -> None:
         raise
 
 
+def write_exclusively(path: str, data: bytes) -> bool:
+    """Create ``path`` holding ``data``, never seen half-written, unless it
+    exists: the bytes are synced to a private file, then hard-linked into
+    place (``link`` fails on an existing file as ``O_EXCL`` does). False when
+    another process created it first."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path) or ".")
+    try:
+        os.fchmod(fd, 0o666 & ~UMASK)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return True
+
+
 def read_consistent(path: str) -> bytes:
     """The whole file under a shared lock: never a batch another process is
     still writing (``b""`` if the file does not exist)."""
