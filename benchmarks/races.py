@@ -113,7 +113,7 @@ def race(root: str, actions: list[str], via: str = "api") -> Outcome:
         for proc in procs:
             if proc.stderr:
                 proc.stderr.close()
-        for code, err in codes:
+        for _code, err in codes:
             assert b"Traceback" not in err, err
         ok = sum(1 for code, _ in codes if code == 0)
         return Outcome(ok, len(codes) - ok, doubles(root))
