@@ -48,6 +48,7 @@ from git_gasp.restore.repofiles import (
 )
 from git_gasp.restore.seededfold import fold_log
 from git_gasp.restore.skills import skills_at
+from git_gasp.store.logfile import refuse_committed_over_cap
 from git_gasp.store.runmarker import MARKER_PATH, read_marker
 from git_gasp.store.worktree import refuse_escapes
 
@@ -223,7 +224,7 @@ def restore(
         )
     created = _outermost_missing(dest)
     try:
-        git.safe_clone(url, dest)
+        git.safe_clone(url, dest, lambda: refuse_committed_over_cap(dest, _LOGS))
         return describe(dest, url, at, executor, verify_snapshot)
     except git.GitError as exc:
         _discard(dest, created)
@@ -233,6 +234,10 @@ def restore(
     except BaseException:
         _discard(dest, created)  # a refused restore leaves nothing behind to trip over
         raise
+
+
+# the append-only files, refused over gasp.maxLogBytes before the checkout
+_LOGS = ("state/events.jsonl", "memory/facts.jsonl", "journal/JOURNAL.md")
 
 
 def _outermost_missing(dest: str) -> str | None:

@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import os
 import stat
+from collections.abc import Sequence
 
 from git_gasp import git
 from git_gasp.errors import USAGE, GaspError
@@ -93,3 +94,17 @@ def read_capped(path: str, rel: str, repo: str) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def refuse_committed_over_cap(repo: str, rels: Sequence[str]) -> None:
+    """Refuse a clone whose HEAD holds one of ``rels`` over the cap, from the
+    blob's size in the tree, before the checkout writes (and a reader reads)
+    it: a 2 GB sparse log is refused in the time of a ``git ls-tree``."""
+    cap = max_log_bytes(repo)
+    out = git.run(repo, ["ls-tree", "-l", "-z", "HEAD", "--", *rels])
+    for record in out.split(b"\0"):
+        meta, _, name = record.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit():
+            if int(fields[3]) > cap:
+                raise too_large(name.decode("utf-8", "replace"), int(fields[3]), cap)
