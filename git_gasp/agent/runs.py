@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+import git_gasp.agent.closeretry as closeretry
+import git_gasp.agent.faults as faults
 import git_gasp.agent.projecting as projecting
 import git_gasp.agent.validate as validate
 from git_gasp import git
@@ -117,6 +119,9 @@ def boundary_commit(
     try:
         git.run(root, commit, stdin=message.encode())
     except git.GitError as exc:
+        stale = closeretry.stale_lock(exc)
+        if stale is not None:
+            raise stale from None
         if not _differs_from_head(root, pathspec):
             return None  # nothing to commit
         raise _refused(exc) from None  # a real failure: a hook refused, no identity, ...
@@ -204,14 +209,9 @@ def close_run(
     with run_lock(agent.root):
         agent.reread()
         if agent.open_run is None and seen is not None:
-            return _closed_meanwhile(agent.root, seen.run_id)
+            commit = closeretry.commit_of(agent.root, seen.run_id)
+            return Closed(seen.run_id, commit, None, None, True)
         return _close_open_run(agent, outcome, goal, sessions, paths)
-
-
-def _closed_meanwhile(root: str, run_id: str) -> Closed:
-    """The run another process closed while this one waited for the lock."""
-    commits = [c.commit for c in git.run_commits(root) if c.run_id == run_id]
-    return Closed(run_id, commits[0] if commits else None, None, None, True)
 
 
 def _close_open_run(
@@ -239,6 +239,7 @@ def _close_open_run(
     committed = _check_committed_lines(agent.root)
     agent.lease.acquire()
     agent.finish_run(outcome)
+    faults.point("close:finished")
     # the log is final now: it is stored while the projections are written
     where = loose_store(agent.root, committed.info) if committed and committed.starts else None
     stored = _store_soon(agent, committed, where, [EVENTS_PATH])
@@ -255,7 +256,10 @@ def _close_open_run(
     stored()
     _store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH])()
     info = committed.info if committed is not None else None
+    faults.point("close:projected")
     commit = boundary_commit(agent.root, message, [*written, *paths], info)
+    commit = commit or closeretry.made_already(agent.root, run.run_id)
+    faults.point("close:committed")
     agent.forget_run()
     note = _write_note(agent.root, commit, run.run_id, sessions) if commit and sessions else None
     return Closed(run.run_id, commit, snapshot, note)
