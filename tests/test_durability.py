@@ -308,7 +308,8 @@ def verify_after_kill(root: Path, committed: bytes) -> bool:
     tail = data[cut:]
     if tail:
         with pytest.raises(store.TornTailError):  # nothing appends onto a torn line
-            Agent.open(str(root), worker="crashy").record_goal(None, "glued")
+            with Agent.open(str(root), worker="crashy") as glued:  # (its lease released)
+                glued.record_goal(None, "glued")
         with store.locked(str(path)) as log, pytest.raises(store.TornTailError):
             log.write(b"{}\n")
         assert path.read_bytes() == data

@@ -31,7 +31,7 @@ from git_gasp.core import runpayloads
 from git_gasp.core.event import OPS_APPLIED, Actor
 from git_gasp.core.jsonvalue import Json
 from git_gasp.errors import USAGE, GaspError
-from git_gasp.store.runmarker import OpenRun, remove_marker, write_marker
+from git_gasp.store.runmarker import OpenRun, remove_marker, run_lock, write_marker
 
 SYSTEM = Actor("system", "git-gasp")  # the actor of status updates and attachments
 
@@ -334,7 +334,9 @@ class Agent(EventLog):
         """``run.started`` (a root) + CreateNode run; opens the run and keeps the lease."""
         self.lease.acquire()  # another worker is told who holds the lease, first
         try:
-            return self._start_run(task, goal, run_id)
+            with run_lock(self.root):
+                self.reread()  # another process of this worker may have started one
+                return self._start_run(task, goal, run_id)
         except BaseException:
             if self.open_run is None:
                 self.lease.release()  # refused: no run holds it

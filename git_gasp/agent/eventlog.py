@@ -171,6 +171,22 @@ class EventLog:
             for e in self._events
         )
 
+    def reread(self) -> None:
+        """Catch up with what other processes appended, under the log's lock,
+        and decide the open run again from the log and the marker (the run
+        lifecycle calls this under :func:`~git_gasp.store.runmarker.run_lock`)."""
+        with writer.locked(self.log_path, self.root) as log:
+            self._sync(log.read_from(self._offset))
+        seed = self._seed
+        if seed is None:
+            resumed = resumed_run(self._runs())
+        else:
+            resumed = resumed_run_seeded(self.log_bytes(), seed.offset, self._runs())
+        marker = read_marker(self.root)
+        if self._seed is not None and marker is not None and marker.started_event not in self._ids:
+            self._full()
+        self.open_run = find_open_run(marker, self._ids, self._runs(), resumed)
+
     # -- seeding from a snapshot -----------------------------------------------
 
     def _open_log(self) -> ResumedRun | None:
@@ -322,7 +338,9 @@ class EventLog:
             self._full()  # a cause from before the seed
         self.lease.acquire()
         with writer.locked(self.log_path, self.root) as log:
+            known = len(self._events)
             self._sync(log.read_from(self._offset))
+            self._refuse_closed_meanwhile(known, events)
             validate.unpaired_tail(self._last_event(), events)
             validate.batch(events, self._folder, self._ids, self._packs)
             log.write(lines)
@@ -332,6 +350,20 @@ class EventLog:
         self._events.extend(events)
         self._offset += len(lines)
         self._seen.append(lines)
+
+    def _refuse_closed_meanwhile(self, known: int, events: Sequence[Event]) -> None:
+        """Another process of this worker closed the open run (or started a
+        new one) since this one read the log: the batch, chained into what this
+        process thought was open, would land in a finished run."""
+        run = self.open_run
+        news = self._events[known:]
+        if run is None or not news or any(e.kind == RUN_FINISHED for e in events):
+            return
+        if any(e.kind == RUN_FINISHED and run_id_of(e) == run.run_id for e in news):
+            raise validate.RefusedError(
+                f"run {run.run_id} was closed by another process meanwhile; nothing was written",
+                "run the command again: it then sees the run closed",
+            )
 
     def log_bytes(self) -> bytes:
         """The log as this agent last read or appended to it (the file's bytes

@@ -17,6 +17,8 @@ from git_gasp.core.checks import PAIRED_KINDS
 from git_gasp.core.event import EventError, parse_event
 from git_gasp.errors import GaspError
 from git_gasp.store import writer
+from git_gasp.store.lease import Lease
+from git_gasp.store.runmarker import local_worker_id
 from git_gasp.store.worktree import EVENTS_PATH
 
 
@@ -30,6 +32,31 @@ def repair_log(root: str) -> str:
         info = git.repo_info(root)
     except git.GitError:
         raise GaspError(f"{root}: not a git repository", "repair needs the committed log") from None
+    lease = Lease(root, os.environ.get("GASP_WORKER_ID") or local_worker_id(root))
+    held = lease.holder()
+    if held is not None and held.worker_id != lease.worker_id and not _alive(held.pid):
+        lease.take_over(held)  # its writer crashed (the crash repair is for): no one to wait for
+    lease.acquire()  # a live writer of another worker: refused, naming it
+    try:
+        return _repair_files(root, info)
+    finally:
+        if held is None or held.worker_id != lease.worker_id:
+            lease.release()  # taken for the repair only; an open run's lease stays
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (the lease is a file of
+    this clone, so its writer ran here)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
+
+
+def _repair_files(root: str, info: git.RepoInfo) -> str:
     backups = os.path.join(info.common_dir, "gasp", "repair")
     files = ((EVENTS_PATH, _log_tail), (FACTS_PATH, _facts_tail), (JOURNAL_PATH, _journal_tail))
     sizes = git.committed_sizes(root, [rel for rel, _ in files])

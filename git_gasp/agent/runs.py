@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+import git_gasp.agent.closeretry as closeretry
+import git_gasp.agent.faults as faults
 import git_gasp.agent.projecting as projecting
 import git_gasp.agent.validate as validate
 from git_gasp import git
@@ -29,6 +31,7 @@ from git_gasp.agent.api import Agent
 from git_gasp.core.appendonly import Blob, check_worktree
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store.looseobjects import LooseStore, loose_store, store_appended
+from git_gasp.store.runmarker import run_lock
 from git_gasp.store.worktree import EVENTS_PATH
 
 
@@ -37,6 +40,7 @@ class Closed(NamedTuple):
     commit: str | None  # None when nothing changed
     snapshot: str | None  # the snapshot written on cadence, if any
     note: str | None = None  # what the session note of the commit says, or why it is missing
+    already: bool = False  # another process closed the run first (commit: its commit)
 
 
 def check_session(ref: str) -> str:
@@ -115,6 +119,9 @@ def boundary_commit(
     try:
         git.run(root, commit, stdin=message.encode())
     except git.GitError as exc:
+        stale = closeretry.stale_lock(exc)
+        if stale is not None:
+            raise stale from None
         if not _differs_from_head(root, pathspec):
             return None  # nothing to commit
         raise _refused(exc) from None  # a real failure: a hook refused, no identity, ...
@@ -192,7 +199,24 @@ def close_run(
     sessions: Sequence[str] = (),
     paths: Sequence[str] = (),
 ) -> Closed:
-    """Finish the open run and make its boundary commit (safe to retry)."""
+    """Finish the open run and make its boundary commit (safe to retry).
+
+    The whole close runs under the run lock, deciding on the log as it is
+    once the lock is held: of two closes racing (two processes of one
+    worker), one records ``run.finished`` and commits, the other then finds
+    the run closed and reports that commit (``already``)."""
+    seen = agent.open_run
+    with run_lock(agent.root):
+        agent.reread()
+        if agent.open_run is None and seen is not None:
+            commit = closeretry.commit_of(agent.root, seen.run_id)
+            return Closed(seen.run_id, commit, None, None, True)
+        return _close_open_run(agent, outcome, goal, sessions, paths)
+
+
+def _close_open_run(
+    agent: Agent, outcome: str, goal: str | None, sessions: Sequence[str], paths: Sequence[str]
+) -> Closed:
     run = agent.open_run
     if run is None:
         raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
@@ -215,6 +239,7 @@ def close_run(
     committed = _check_committed_lines(agent.root)
     agent.lease.acquire()
     agent.finish_run(outcome)
+    faults.point("close:finished")
     # the log is final now: it is stored while the projections are written
     where = loose_store(agent.root, committed.info) if committed and committed.starts else None
     stored = _store_soon(agent, committed, where, [EVENTS_PATH])
@@ -231,7 +256,10 @@ def close_run(
     stored()
     _store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH])()
     info = committed.info if committed is not None else None
+    faults.point("close:projected")
     commit = boundary_commit(agent.root, message, [*written, *paths], info)
+    commit = commit or closeretry.made_already(agent.root, run.run_id)
+    faults.point("close:committed")
     agent.forget_run()
     note = _write_note(agent.root, commit, run.run_id, sessions) if commit and sessions else None
     return Closed(run.run_id, commit, snapshot, note)

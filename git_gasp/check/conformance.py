@@ -15,11 +15,20 @@ from git_gasp.core.checks import (
     check_vocabulary,
     parse_all_ops,
 )
+from git_gasp.core.event import Event
 from git_gasp.core.fold import FoldError, fold
 from git_gasp.core.log import parse_log
 from git_gasp.core.repochecks import FoldOutcome, check_replay, check_restore
 from git_gasp.core.report import CheckReport, failed
+from git_gasp.core.runlifecycle import lifecycle_findings
 from git_gasp.store import worktree
+
+
+def _with_lifecycle(report: CheckReport, events: tuple[Event, ...]) -> CheckReport:
+    """Check 5 with the run lifecycle's findings: a run finished twice, or
+    two runs open at once (:mod:`git_gasp.core.runlifecycle`)."""
+    found = lifecycle_findings(events)
+    return report._replace(failures=report.failures + found) if found else report
 
 
 def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[CheckReport]:
@@ -54,7 +63,7 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
         check_replay(events, data, outcome, snapshots, snapshots_error),
         check_vocabulary(events, ops, packs, problems),
         check_append_only(repo, use_cache),
-        check_causation(events),
+        _with_lifecycle(check_causation(events), events),
         check_restore(worktree.read_identity(repo), outcome, fixture),
         check_pairing(events, ops),
     ]

@@ -25,7 +25,9 @@ from typing import Any
 from git_gasp import git
 from git_gasp.core.appendonly import Transition, verify, worktree_problem
 from git_gasp.core.report import CheckReport
+from git_gasp.errors import GaspError
 from git_gasp.store import writer
+from git_gasp.store.logfile import read_capped
 from git_gasp.store.worktree import inside
 
 STATIC_PATHS = ("state/events.jsonl", "journal/JOURNAL.md", "JOURNAL.md")
@@ -140,10 +142,11 @@ def _worktree(
     if not inside(repo, full):  # fail closed, and read nothing there (/dev/zero, say)
         return f"{path}: working tree copy is a symlink that leads outside the repository"
     try:
-        with open(full, "rb") as fh:
-            on_disk = fh.read()
+        on_disk = read_capped(full, path, repo)  # a FIFO or an oversized file: unread
     except FileNotFoundError:
         return f"{path}: committed file missing from working tree"
     except OSError as exc:
         return f"{path}: working tree unreadable: {exc.strerror} (os error {exc.errno})"
+    except GaspError as exc:
+        return f"{path}: working tree copy refused: {exc.message}"
     return worktree_problem(path, committed, on_disk, reader.read, hash_name)

@@ -111,6 +111,8 @@ def run_close(
     text = f"closed {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )
+    if closed.already:
+        text += " (closed already, by another process)"
     if closed.note:
         text += f"; {closed.note}"
     emit(as_json, closed._asdict(), text)
@@ -153,6 +155,8 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
     text = f"abandoned {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )
+    if closed.already:
+        text += " (closed already, by another process)"
     emit(as_json, closed._asdict(), text)
     return OK
 

@@ -4,7 +4,7 @@ remote runs, nothing is filtered or smudged, ``transcripts/`` stays out."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from git_gasp.git.process import GitError, run, scrubbed_env
 
@@ -44,14 +44,16 @@ def _safe(cwd: str, args: Sequence[str]) -> bytes:
     return run(cwd, [*flags, *args], env=safe_env(), inherit=False)
 
 
-def safe_clone(url: str, dest: str) -> None:
+def safe_clone(url: str, dest: str, before_checkout: Callable[[], None] | None = None) -> None:
     """Clone ``url`` into ``dest`` without running anything from the remote.
 
     No hooks, no submodules, no filters (an ``info/attributes`` that unsets
     them is written before the checkout), and a sparse checkout that leaves
     out ``transcripts/``. A blob-less partial clone is asked for; a server
     that does not support it sends everything (git only warns, and the
-    warning is dropped with the rest of stderr).
+    warning is dropped with the rest of stderr). ``before_checkout`` runs
+    once HEAD is known and before a file is written (to refuse a clone from
+    its tree alone: a 2 GB log, say).
     """
     parent = os.path.dirname(os.path.abspath(dest))
     if os.path.exists(url):
@@ -90,6 +92,8 @@ def safe_clone(url: str, dest: str) -> None:
         _safe(dest, ["rev-parse", "--verify", "-q", "HEAD^{commit}"])
     except GitError:
         return  # an empty repository: nothing to check out
+    if before_checkout is not None:
+        before_checkout()
     _safe(dest, ["read-tree", "-m", "-u", "HEAD"])
 
 

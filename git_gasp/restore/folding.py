@@ -15,6 +15,7 @@ from git_gasp.core.log import LogReadError, describe_error, gc_paused, stream_ev
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store import worktree
+from git_gasp.store.logfile import check_size, max_log_bytes, open_regular
 
 FOLD_FORMAT = "git-gasp.fold/1"
 
@@ -93,7 +94,9 @@ def fold_repo(
     found = at is None
     seen: list[str] = []  # event ids, for a "did you mean" on an unknown --at
     try:
-        with open(path, "rb") as fh, gc_paused():
+        fd = open_regular(path, worktree.EVENTS_PATH)
+        with os.fdopen(fd, "rb") as fh, gc_paused():
+            check_size(fd, worktree.EVENTS_PATH, max_log_bytes(repo))
             for event in stream_events(fh):
                 folder.apply(event)
                 if on_event is not None:

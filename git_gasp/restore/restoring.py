@@ -50,6 +50,7 @@ from git_gasp.restore.repofiles import (
 )
 from git_gasp.restore.seededfold import fold_log
 from git_gasp.restore.skills import skills_at
+from git_gasp.store.logfile import refuse_committed_over_cap
 from git_gasp.store.runmarker import MARKER_PATH, read_marker
 from git_gasp.store.worktree import refuse_escapes
 
@@ -230,7 +231,7 @@ def restore(
         )
     created = _outermost_missing(dest)
     try:
-        git.safe_clone(url, dest)
+        git.safe_clone(url, dest, lambda: refuse_committed_over_cap(dest, _LOGS))
         commit = check_out_at(dest, at) if at is not None else None
         restored = describe(dest, url, at, executor, verify_snapshot, budget=budget)
         restored.report["checkout"] = commit
@@ -278,6 +279,10 @@ def _last_event_id(path: str) -> str | None:
         return None
     found = value.get("id") if isinstance(value, dict) else None
     return found if isinstance(found, str) else None
+
+
+# the append-only files, refused over gasp.maxLogBytes before the checkout
+_LOGS = ("state/events.jsonl", "memory/facts.jsonl", "journal/JOURNAL.md")
 
 
 def _outermost_missing(dest: str) -> str | None:

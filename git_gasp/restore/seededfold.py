@@ -31,6 +31,7 @@ from git_gasp.core.resume import resumed_run, resumed_run_seeded
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store import seeding
+from git_gasp.store.logfile import read_capped
 from git_gasp.store.worktree import MAX_SNAPSHOT_BYTES, inside, os_error
 
 
@@ -169,8 +170,7 @@ def _read_log(root: str, log_rel: str) -> bytes:
     if not inside(root, path):
         raise GaspError(f"{log_rel} leads outside the repository (refused)", None, USAGE)
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return read_capped(path, log_rel, root)  # refused over gasp.maxLogBytes, unread
     except FileNotFoundError:
         # fail closed: an agent without its log is no agent restored empty
         raise GaspError(

@@ -183,6 +183,21 @@ class Lease:
             os.unlink(aside)
         return True
 
+    def take_over(self, held: Holder) -> None:
+        """Remove ``held``'s lease (its process is gone), unless it changed
+        meanwhile: only the very record read is removed."""
+        aside = f"{self.path}.steal-{os.getpid()}"
+        try:
+            os.rename(self.path, aside)
+        except FileNotFoundError:
+            return
+        if self._read(aside) != held:
+            with contextlib.suppress(OSError):
+                os.rename(aside, self.path)  # someone else's now: acquire judges it
+            return
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(aside)
+
     def release(self) -> None:
         """Delete the lease if it is ours; a foreign or absent lease is left alone."""
         held = self._read(self.path)

@@ -8,16 +8,18 @@ crash mid-run leaves the run visible to ``git gasp run status``.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from git_gasp.core.event import Event
 from git_gasp.core.resume import RUN_FINISHED, ResumedRun, run_id_of
 from git_gasp.errors import FINDINGS, GaspError
-from git_gasp.store.writer import write_atomically
+from git_gasp.store.writer import write_atomically, write_exclusively
 
 MARKER_PATH = ".agent/RUN"
 WORKER_PATH = ".agent/worker"
@@ -65,6 +67,25 @@ def remove_marker(root: str) -> None:
         pass
 
 
+@contextlib.contextmanager
+def run_lock(root: str) -> Iterator[None]:
+    """Serialize the run lifecycle (start, close, abandon) among the processes
+    of this clone: an exclusive ``flock`` on the ``.agent`` directory, held
+    for the whole decision *and* the boundary commit. The lease keeps other
+    workers out; this keeps one worker's own processes (two shells, a retried
+    close, two hook handlers) from each deciding "no run is open" or "the run
+    is not finished yet" at once. Not the log's own lock: the commit's hooks
+    read the log under a shared lock of their own while this one is held."""
+    path = os.path.join(root, ".agent")
+    os.makedirs(path, exist_ok=True)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
 def find_open_run(
     marker: OpenRun | None,
     ids: Mapping[str, str],
@@ -86,13 +107,28 @@ def find_open_run(
 def local_worker_id(root: str) -> str:
     """This clone's stable worker id (``.agent/worker``), created on first use."""
     path = os.path.join(root, WORKER_PATH)
+    value = _read_worker(path)
+    if value:
+        return value
+    value = f"worker-{uuid.uuid4().hex[:12]}"
+    try:
+        if os.path.exists(path):
+            write_atomically(path, value.encode() + b"\n")  # an empty file: replaced
+        elif not write_exclusively(path, value.encode() + b"\n"):
+            return _read_worker(path) or value  # another process created it first: theirs
+    except OSError:
+        # a read-only checkout: a reading command still answers; one that
+        # writes fails at its own write, with the file it could not write
+        pass
+    return value
+
+
+def _read_worker(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as fh:
-            value = fh.read().strip()
-        if value:
-            return value
+            return fh.read().strip()
     except FileNotFoundError:
-        pass
+        return ""
     except OSError as exc:
         raise GaspError(f"{WORKER_PATH}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
@@ -100,11 +136,3 @@ def local_worker_id(root: str) -> str:
             f"{WORKER_PATH} is not UTF-8",
             f"remove it (rm {WORKER_PATH}) for a new worker id, or pass --worker ID",
         ) from None
-    value = f"worker-{uuid.uuid4().hex[:12]}"
-    try:
-        write_atomically(path, value.encode() + b"\n")
-    except OSError:
-        # a read-only checkout: a reading command still answers; one that
-        # writes fails at its own write, with the file it could not write
-        pass
-    return value

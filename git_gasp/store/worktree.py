@@ -15,6 +15,7 @@ from git_gasp.core.manifest import MAX_MANIFEST_BYTES, identity_hash
 from git_gasp.core.pack import Pack, PackError, parse_pack
 from git_gasp.core.repochecks import Identity, SnapshotFile
 from git_gasp.errors import USAGE, GaspError
+from git_gasp.store.logfile import not_regular
 
 EVENTS_PATH = "state/events.jsonl"
 #: A snapshot file over this size is never read (restore, check, seeding).
@@ -29,12 +30,15 @@ def os_error(exc: OSError) -> str:
 
 def read_log(repo: str) -> tuple[bytes | None, str | None]:
     """The raw log bytes, or why it cannot be read (as check 1 words it)."""
+    from git_gasp.store.logfile import read_capped
+
     path = os.path.join(repo, EVENTS_PATH)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_capped(path, EVENTS_PATH, repo)
     except OSError as exc:
         return None, f"cannot read {path}: {os_error(exc)}"
+    except GaspError as exc:  # not a regular file, or over gasp.maxLogBytes
+        return None, f"cannot read {path}: {exc.message}"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
@@ -155,6 +159,8 @@ def refuse_escapes(repo: str) -> None:
     """Raise :class:`GaspError` (exit 2) naming the first of :func:`escapes`,
     the manifest's Locations included."""
     found = escapes(repo)
+    if not found:
+        _refuse_special(repo, AGENT_PATHS)  # a FIFO would hang the first read of it
     if not found:  # AGENT.md stays inside: its Locations can be read
         found = [rel for rel in _declared(repo) if not inside(repo, os.path.join(repo, rel))]
     if found:
@@ -164,6 +170,18 @@ def refuse_escapes(repo: str) -> None:
             "with the file or directory it names",
             USAGE,
         )
+
+
+def _refuse_special(repo: str, paths: Iterable[str]) -> None:
+    """Refuse an agent path that is neither a regular file nor a directory (a
+    FIFO, a socket, a device), judged by ``stat`` before anything opens it."""
+    for rel in paths:
+        try:
+            mode = os.stat(os.path.join(repo, *rel.split("/"))).st_mode
+        except OSError:
+            continue  # absent (or unreadable): each reader says so in its own words
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            raise not_regular(rel, mode)
 
 
 def _declared(repo: str) -> list[str]:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 
 from git_gasp.errors import FINDINGS, GaspError
+from git_gasp.store.logfile import open_regular
 from git_gasp.store.worktree import inside
 
 
@@ -119,12 +120,19 @@ def locked(path: str, root: str | None = None) -> Iterator[Appender]:
         )
     os.makedirs(os.path.dirname(path), exist_ok=True)
     created = not os.path.exists(path)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_regular(path, _rel(path, root), os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield Appender(path, fd, created)
     finally:
         os.close(fd)  # closing drops the lock
+
+
+def _rel(path: str, root: str | None) -> str:
+    """``path`` as the user knows it: from ``root``, else its last two parts."""
+    if root is not None:
+        return os.path.relpath(path, root).replace(os.sep, "/")
+    return "/".join(path.replace(os.sep, "/").split("/")[-2:])
 
 
 def _stays_inside(root: str, path: str) -> bool:
@@ -180,11 +188,33 @@ def write_atomically(path: str, data: bytes, sync: bool = True) -> None:
         raise
 
 
+def write_exclusively(path: str, data: bytes) -> bool:
+    """Create ``path`` holding ``data``, never seen half-written, unless it
+    exists: the bytes are synced to a private file, then hard-linked into
+    place (``link`` fails on an existing file as ``O_EXCL`` does). False when
+    another process created it first."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path) or ".")
+    try:
+        os.fchmod(fd, 0o666 & ~UMASK)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return True
+
+
 def read_consistent(path: str) -> bytes:
     """The whole file under a shared lock: never a batch another process is
     still writing (``b""`` if the file does not exist)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = open_regular(path, _rel(path, None))  # a FIFO would hang the open
     except FileNotFoundError:
         return b""
     try:
