@@ -10,7 +10,8 @@ b, c  ``git gasp check``, cold and its speed-up over the reference check 4,
 e     record throughput of the Agent API, durable and not (``record_rows``);
 f     ``git gasp run close`` on a 600-run and a 10-run history (``close_rows``);
 g     ``git gasp restore`` and its seeded fold (``restore_rows``);
-h-j   the pre-commit and pre-receive hooks (``hook_rows``).
+h-j   the pre-commit and pre-receive hooks (``hook_rows``);
+k     a hook's imports against the command line's (``import_rows``).
 
 The shared harness (sizes, targets, timing, medians, processes) is
 ``harness``; the cached inputs ``inputs``; the table and its notes
@@ -40,6 +41,7 @@ import check_rows  # noqa: E402
 import close_rows  # noqa: E402
 import fold_rows  # noqa: E402
 import hook_rows  # noqa: E402
+import import_rows  # noqa: E402
 import inputs  # noqa: E402
 import record_rows  # noqa: E402
 import restore_rows  # noqa: E402
@@ -128,6 +130,11 @@ class Benchmarks:
         self.rows.extend(r)
         self.details["h"] = d
 
+    def step_k(self) -> None:
+        r, d = import_rows.bench_imports(rounds=3 if self.quick else 7)
+        self.rows.extend(r)
+        self.details["k"] = d
+
     def steps(self, only: str) -> list[tuple[str, Callable[[], None]]]:
         """The steps of the rows asked for, in the table's order."""
         every = (
@@ -139,6 +146,7 @@ class Benchmarks:
             ("f", self.step_f),
             ("g", self.step_g),
             ("h", self.step_h),
+            ("k", self.step_k),
         )
         return [(key, fn) for key, fn in every if key in only]
 
@@ -159,7 +167,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--only",
-        default="abcdefgh",
+        default="abcdefghk",
         help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
     )
     return ap.parse_args(argv)
