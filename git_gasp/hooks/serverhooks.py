@@ -68,7 +68,9 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
     if not updates:  # git always names at least one ref: a cut-off input fails closed
         raise GaspError("pre-receive read no ref updates", "the hook's input was lost; push again")
     found: list[tuple[str, Judged]] = []
+    by_tip = _judge_new_commits(repo, updates)
     judged_tips: dict[str, set[tuple[str, str]]] = {}  # tip -> (path, rule) its commits broke
+    reported: set[int] = set()  # a commit two pushed refs bring is reported under the first
     for update in updates:
         if update.ref.startswith("refs/replace/"):
             found.append(
@@ -83,10 +85,10 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             if update.old not in ZERO and not is_ancestor(repo, update.old, update.new):
                 found += [(update.ref, j) for j in _notes_rewrite(repo, update, "forced update")]
         if update.new not in judged_tips:
-            steps = commit_steps(repo, git.new_commits(repo, update.new))
-            verdicts = changes.judge(repo, steps)
+            verdicts = by_tip.get(update.new, [])
             judged_tips[update.new] = {(j.finding.path, j.finding.rule) for j in verdicts}
-            found += [(update.ref, j) for j in verdicts]
+            found += [(update.ref, j) for j in verdicts if id(j) not in reported]
+            reported.update(id(j) for j in verdicts)
         if update.old not in ZERO:
             # whatever path the commits took (merges, parked refs, a forced
             # push), the new tip keeps the old tip's append-only files and
@@ -114,6 +116,41 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             why = "its reason is empty (push with -o gasp.bypass=<why>)"
         out.write(f"gasp: bypass requested but refused: {why}\n")
     done([j for _, j in found], "push rejected")
+
+
+def _judge_new_commits(repo: str, updates: Sequence[Update]) -> dict[str, list[Judged]]:
+    """Tip -> the verdicts on the new commits it brings, for every pushed tip at
+    once: one walk (``rev-list TIPS --not --all``), one diff-tree and one judge
+    for the whole push, so the hook's cost follows the new commits, not the
+    refs. Each tip gets the verdicts of the new commits it reaches."""
+    tips = list(
+        dict.fromkeys(
+            u.new for u in updates if u.new not in ZERO and not u.ref.startswith("refs/replace/")
+        )
+    )
+    if not tips:
+        return {}
+    walk = git.commit_walk(repo, [*tips, "--not", "--all"])
+    verdicts = changes.judge(repo, commit_steps(repo, walk))
+    parents = dict(walk)
+    out: dict[str, list[Judged]] = {}
+    for tip in tips:
+        reached = _reached(tip, parents)
+        out[tip] = [j for j in verdicts if j.step in reached or j.step not in parents]
+    return out
+
+
+def _reached(tip: str, parents: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """The new commits ``tip`` reaches (``parents`` holds only new commits)."""
+    seen: set[str] = set()
+    todo = [tip]
+    while todo:
+        commit = todo.pop()
+        if commit in seen or commit not in parents:
+            continue
+        seen.add(commit)
+        todo.extend(parents[commit])
+    return seen
 
 
 _REPLACE = Finding(
