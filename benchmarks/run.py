@@ -11,7 +11,8 @@ e     record throughput of the Agent API, durable and not (``record_rows``);
 f     ``git gasp run close`` on a 600-run and a 10-run history (``close_rows``);
 g     ``git gasp restore`` and its seeded fold (``restore_rows``);
 h-j   the pre-commit and pre-receive hooks (``hook_rows``);
-k     a hook's imports against the command line's (``import_rows``).
+k     a hook's imports against the command line's (``import_rows``);
+l     pushes of many refs and a forced push, hooked and not (``push_rows``).
 
 The shared harness (sizes, targets, timing, medians, processes) is
 ``harness``; the cached inputs ``inputs``; the table and its notes
@@ -43,6 +44,7 @@ import fold_rows  # noqa: E402
 import hook_rows  # noqa: E402
 import import_rows  # noqa: E402
 import inputs  # noqa: E402
+import push_rows  # noqa: E402
 import record_rows  # noqa: E402
 import restore_rows  # noqa: E402
 from harness import FULL, QUICK, Row, log  # noqa: E402
@@ -131,9 +133,16 @@ class Benchmarks:
         self.details["h"] = d
 
     def step_k(self) -> None:
-        r, d = import_rows.bench_imports(rounds=3 if self.quick else 7)
+        r, d = import_rows.bench_imports(
+            self.small_repo(), self.work, rounds=3 if self.quick else 7
+        )
         self.rows.extend(r)
         self.details["k"] = d
+
+    def step_l(self) -> None:
+        r, d = push_rows.bench_pushes(self.repo(), self.work, rounds=3)
+        self.rows.extend(r)
+        self.details["l"] = d
 
     def steps(self, only: str) -> list[tuple[str, Callable[[], None]]]:
         """The steps of the rows asked for, in the table's order."""
@@ -147,6 +156,7 @@ class Benchmarks:
             ("g", self.step_g),
             ("h", self.step_h),
             ("k", self.step_k),
+            ("l", self.step_l),
         )
         return [(key, fn) for key, fn in every if key in only]
 
@@ -167,7 +177,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--only",
-        default="abcdefghk",
+        default="abcdefghkl",
         help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
     )
     return ap.parse_args(argv)
