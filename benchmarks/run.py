@@ -9,7 +9,8 @@ b, c  ``git gasp check``, cold and its speed-up over the reference check 4,
       then warm after one more commit (``check_rows``);
 e     record throughput of the Agent API, durable and not (``record_rows``);
 f     ``git gasp run close`` on a 600-run and a 10-run history (``close_rows``);
-g     ``git gasp restore`` and its seeded fold (``restore_rows``);
+g     ``git gasp restore`` and its seeded fold (``restore_rows``), and over a
+      ``file://`` URL, partial clones served and not (``restore_url_rows``);
 h-j   the pre-commit and pre-receive hooks (``hook_rows``);
 k     a hook's imports against the command line's (``import_rows``);
 l     pushes of many refs and a forced push, hooked and not (``push_rows``).
@@ -47,6 +48,7 @@ import inputs  # noqa: E402
 import push_rows  # noqa: E402
 import record_rows  # noqa: E402
 import restore_rows  # noqa: E402
+import restore_url_rows  # noqa: E402
 from harness import FULL, QUICK, Row, log  # noqa: E402
 from report import environment, report  # noqa: E402
 
@@ -125,6 +127,9 @@ class Benchmarks:
         r, d = restore_rows.bench_restore(self.repo(), self.work, repeats=5)
         self.rows.extend(r)
         self.details["g"] = d
+        r, d = restore_url_rows.bench_restore_url(self.repo(), self.work, repeats=5)
+        self.rows.extend(r)
+        self.details["g_url"] = d
 
     def step_h(self) -> None:
         small = self.small_repo()
