@@ -13,7 +13,8 @@ g     ``git gasp restore`` and its seeded fold (``restore_rows``), and over a
       ``file://`` URL, partial clones served and not (``restore_url_rows``);
 h-j   the pre-commit and pre-receive hooks (``hook_rows``);
 k     a hook's imports against the command line's (``import_rows``);
-l     pushes of many refs and a forced push, hooked and not (``push_rows``).
+l     pushes of many refs and a forced push, hooked and not (``push_rows``);
+m, n  the pre-commit hook and all native hooks on one commit (``commit_rows``).
 
 The shared harness (sizes, targets, timing, medians, processes) is
 ``harness``; the cached inputs ``inputs``; the table and its notes
@@ -41,6 +42,7 @@ sys.path.insert(1, str(HERE.parent))
 
 import check_rows  # noqa: E402
 import close_rows  # noqa: E402
+import commit_rows  # noqa: E402
 import fold_rows  # noqa: E402
 import hook_rows  # noqa: E402
 import import_rows  # noqa: E402
@@ -149,6 +151,11 @@ class Benchmarks:
         self.rows.extend(r)
         self.details["l"] = d
 
+    def step_m(self) -> None:
+        r, d = commit_rows.bench_commits(self.small_repo(), self.repo(), self.work, rounds=5)
+        self.rows.extend(r)
+        self.details["m"] = d
+
     def steps(self, only: str) -> list[tuple[str, Callable[[], None]]]:
         """The steps of the rows asked for, in the table's order."""
         every = (
@@ -162,6 +169,7 @@ class Benchmarks:
             ("h", self.step_h),
             ("k", self.step_k),
             ("l", self.step_l),
+            ("m", self.step_m),
         )
         return [(key, fn) for key, fn in every if key in only]
 
@@ -182,7 +190,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--only",
-        default="abcdefghkl",
+        default="abcdefghklm",
         help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
     )
     return ap.parse_args(argv)
