@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from git_gasp import git
@@ -102,12 +102,16 @@ def describe(
     executor: dict[str, str] | None = None,
     verify_snapshot: bool = False,
     local: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> Restored:
     """Read, verify, fold and report the agent repository at ``root``;
-    ``local``: a work tree (not a fresh clone), whose run marker is read too."""
+    ``local``: a work tree (not a fresh clone), whose run marker is read too;
+    ``progress`` is told each phase as it starts, in a line."""
+    say = progress or (lambda line: None)
     refuse_escapes(root)  # before anything is read or written
     cap = file_cap(root)
     manifest, manifest_bytes = read_manifest(root, cap)
+    say("verifying identity")
     verified, digest, identity_notes = verify_identity(root, manifest_bytes, cap)
     if not verified:
         raise GaspError(
@@ -119,11 +123,13 @@ def describe(
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
     identity, apart, identity_warnings = _identity_context(root, locations["identity"], cap)
     warnings = [*warnings, *identity_warnings]
-    info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot)
+    log_rel = _first_existing(root, locations["log"])
+    info, folder = fold_log(root, log_rel, at, verify_snapshot, progress)
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
     changed = rebind_executor(root, dict(executor or {}))
     config = read_config(root, cap)
+    say("loading skills")
     skills = skills_at(root, locations["skills"], cap)
     runs = _runs(root)
     if info.historical:  # the runs finished by then: their run.finished was folded
@@ -212,8 +218,11 @@ def restore(
     at: str | None = None,
     executor: dict[str, str] | None = None,
     verify_snapshot: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> Restored:
-    """Clone ``url`` safely into ``directory`` and :func:`describe` it."""
+    """Clone ``url`` safely into ``directory`` and :func:`describe` it; with
+    ``progress``, git's clone progress goes to stderr and each phase after it
+    to ``progress``."""
     dest = directory or default_directory(url)
     if os.path.lexists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
         raise GaspError(
@@ -223,8 +232,8 @@ def restore(
         )
     created = _outermost_missing(dest)
     try:
-        git.safe_clone(url, dest)
-        return describe(dest, url, at, executor, verify_snapshot)
+        git.safe_clone(url, dest, progress is not None)
+        return describe(dest, url, at, executor, verify_snapshot, progress=progress)
     except git.GitError as exc:
         _discard(dest, created)
         raise GaspError(
