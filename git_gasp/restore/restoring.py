@@ -95,6 +95,10 @@ def _marker_warnings(root: str, resumed: ResumedRun | None) -> list[str]:
     ]
 
 
+def _silent(line: str) -> None:
+    """No progress to say."""
+
+
 def describe(
     root: str,
     url: str | None = None,
@@ -104,10 +108,9 @@ def describe(
     local: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> Restored:
-    """Read, verify, fold and report the agent repository at ``root``;
-    ``local``: a work tree (not a fresh clone), whose run marker is read too;
-    ``progress`` is told each phase as it starts, in a line."""
-    say = progress or (lambda line: None)
+    """Read, verify, fold and report the agent repository at ``root``; ``local``: a
+    work tree (whose run marker is read too); ``progress`` hears each phase start."""
+    say = progress or _silent
     refuse_escapes(root)  # before anything is read or written
     cap = file_cap(root)
     manifest, manifest_bytes = read_manifest(root, cap)
@@ -123,8 +126,7 @@ def describe(
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
     identity, apart, identity_warnings = _identity_context(root, locations["identity"], cap)
     warnings = [*warnings, *identity_warnings]
-    log_rel = _first_existing(root, locations["log"])
-    info, folder = fold_log(root, log_rel, at, verify_snapshot, progress)
+    info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot, say)
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
     changed = rebind_executor(root, dict(executor or {}))
