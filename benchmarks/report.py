@@ -16,6 +16,7 @@ from typing import Any
 from close_rows import CLOSE_PHASES
 from fold_rows import BREAKDOWN_PARTS
 from harness import TARGETS, MiB, Row, fmt_s
+from import_rows import note as note_k
 
 
 def render(rows: list[Row]) -> str:
@@ -264,4 +265,5 @@ _NOTES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (
     ("d_stream", _note_d_stream),
     ("e", report_record),
     ("f", report_close),
+    ("k", note_k),
 )

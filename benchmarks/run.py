@@ -9,8 +9,12 @@ b, c  ``git gasp check``, cold and its speed-up over the reference check 4,
       then warm after one more commit (``check_rows``);
 e     record throughput of the Agent API, durable and not (``record_rows``);
 f     ``git gasp run close`` on a 600-run and a 10-run history (``close_rows``);
-g     ``git gasp restore`` and its seeded fold (``restore_rows``);
-h-j   the pre-commit and pre-receive hooks (``hook_rows``).
+g     ``git gasp restore`` and its seeded fold (``restore_rows``), and over a
+      ``file://`` URL, partial clones served and not (``restore_url_rows``);
+h-j   the pre-commit and pre-receive hooks (``hook_rows``);
+k     a hook's imports against the command line's (``import_rows``);
+l     pushes of many refs and a forced push, hooked and not (``push_rows``);
+m, n  the pre-commit hook and all native hooks on one commit (``commit_rows``).
 
 The shared harness (sizes, targets, timing, medians, processes) is
 ``harness``; the cached inputs ``inputs``; the table and its notes
@@ -38,11 +42,15 @@ sys.path.insert(1, str(HERE.parent))
 
 import check_rows  # noqa: E402
 import close_rows  # noqa: E402
+import commit_rows  # noqa: E402
 import fold_rows  # noqa: E402
 import hook_rows  # noqa: E402
+import import_rows  # noqa: E402
 import inputs  # noqa: E402
+import push_rows  # noqa: E402
 import record_rows  # noqa: E402
 import restore_rows  # noqa: E402
+import restore_url_rows  # noqa: E402
 from harness import FULL, QUICK, Row, log  # noqa: E402
 from report import environment, report  # noqa: E402
 
@@ -121,12 +129,32 @@ class Benchmarks:
         r, d = restore_rows.bench_restore(self.repo(), self.work, repeats=5)
         self.rows.extend(r)
         self.details["g"] = d
+        r, d = restore_url_rows.bench_restore_url(self.repo(), self.work, repeats=5)
+        self.rows.extend(r)
+        self.details["g_url"] = d
 
     def step_h(self) -> None:
         small = self.small_repo()
         r, d = hook_rows.bench_hooks(small, self.repo(), self.work, rounds=5)
         self.rows.extend(r)
         self.details["h"] = d
+
+    def step_k(self) -> None:
+        r, d = import_rows.bench_imports(
+            self.small_repo(), self.work, rounds=3 if self.quick else 7
+        )
+        self.rows.extend(r)
+        self.details["k"] = d
+
+    def step_l(self) -> None:
+        r, d = push_rows.bench_pushes(self.repo(), self.work, rounds=3)
+        self.rows.extend(r)
+        self.details["l"] = d
+
+    def step_m(self) -> None:
+        r, d = commit_rows.bench_commits(self.small_repo(), self.repo(), self.work, rounds=5)
+        self.rows.extend(r)
+        self.details["m"] = d
 
     def steps(self, only: str) -> list[tuple[str, Callable[[], None]]]:
         """The steps of the rows asked for, in the table's order."""
@@ -139,6 +167,9 @@ class Benchmarks:
             ("f", self.step_f),
             ("g", self.step_g),
             ("h", self.step_h),
+            ("k", self.step_k),
+            ("l", self.step_l),
+            ("m", self.step_m),
         )
         return [(key, fn) for key, fn in every if key in only]
 
@@ -159,7 +190,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--only",
-        default="abcdefgh",
+        default="abcdefghklm",
         help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
     )
     return ap.parse_args(argv)

@@ -13,8 +13,7 @@ from git_gasp import output
 from git_gasp.cli.options import JSON, REPO
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 from git_gasp.hooks import install as hookinstall
-
-HOOK_NAMES = (*hookinstall.CLIENT_HOOKS, *hookinstall.SERVER_HOOKS)
+from git_gasp.hooks.dispatch import HOOK_NAMES
 
 
 def _repo(repo: str | None) -> str:
@@ -143,48 +142,9 @@ def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
     lines on stdin. Violations are printed one per line; the exit status is
     1 when the hook rejects.
     """
-    from git_gasp.hooks.protocol import stdin_lines
+    from git_gasp.hooks.dispatch import run_hook
 
-    root = _repo(repo)
-    err = sys.stderr
-    if hook == "pre-commit":
-        from git_gasp.hooks.commithooks import pre_commit
-
-        pre_commit(root, err)
-    elif hook == "prepare-commit-msg":
-        if len(args) < 1:
-            raise click.UsageError("prepare-commit-msg needs the message file")
-        from git_gasp.hooks import sessiontrailer as sessionhooks
-
-        sessionhooks.prepare_commit_msg(root, args[0], args[1:], os.environ)
-    elif hook == "post-commit":
-        from git_gasp.sessions import pushnotes as notehooks
-
-        notehooks.post_commit(root, err)
-    elif hook == "post-rewrite":
-        from git_gasp.sessions import pushnotes as notehooks
-
-        command = args[0] if args else os.environ.get("PRE_COMMIT_REWRITE_COMMAND", "")
-        notehooks.post_rewrite(root, command, stdin_lines(), err)
-    elif hook == "commit-msg":
-        if len(args) < 1:
-            raise click.UsageError("commit-msg needs the message file")
-        from git_gasp.hooks.commithooks import commit_msg
-
-        commit_msg(root, args[0], err)
-    elif hook == "pre-push":
-        from git_gasp.hooks.pushhooks import pre_push
-
-        lines = [] if os.environ.get("PRE_COMMIT_TO_REF") else stdin_lines()
-        pre_push(root, args[0] if args else None, lines, os.environ, err)
-    elif hook == "pre-receive":
-        from git_gasp.hooks.serverhooks import pre_receive
-
-        _fail_closed(lambda: pre_receive(root, stdin_lines(), os.environ, err))
-    else:
-        from git_gasp.hooks.serverhooks import post_receive
-
-        post_receive(root, stdin_lines(), os.environ)
+    run_hook(_repo(repo), hook, args)
     return OK
 
 
@@ -220,24 +180,6 @@ def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
     with open(ours, "wb") as fh:
         fh.write(merged)
     return OK
-
-
-def _fail_closed(action: Any) -> None:
-    """An internal error in the server hook rejects the push, and says so."""
-    from git_gasp.hooks.protocol import Rejected
-
-    try:
-        action()
-    except Rejected:
-        raise
-    except GaspError as exc:
-        message = f"push rejected (the hook fails closed): {exc.message}"
-        raise GaspError(message, exc.hint, FINDINGS) from None
-    except Exception as exc:
-        sys.stderr.write(
-            f"gasp: internal error ({type(exc).__name__}); push rejected (the hook fails closed)\n"
-        )
-        raise
 
 
 @click.command()

@@ -75,6 +75,12 @@ def emit(
     is_flag=True,
     help="Also compare a seeding snapshot's graph with a fold of its log prefix.",
 )
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print no progress and no closing lines (where it restored, what to try next).",
+)
 @_CONTEXT
 @_BUDGET
 @_JSON
@@ -85,12 +91,20 @@ def restore(
     model: str | None,
     provider: str | None,
     verify_snapshot: bool,
+    quiet: bool,
     context: str | None,
     budget: int | None,
     as_json: bool,
 ) -> int:
     """Clone the agent at URL safely (no hooks, filters, submodules or transcripts),
-    verify it and fold its log."""
+    verify it and fold its log.
+
+    On a terminal, git's clone progress and then one line per phase go to
+    stderr (never to stdout, so --json stays a document); the report ends
+    with the directory and the commands to try next. --quiet prints neither.
+    """
+    import sys
+
     from git_gasp.restore.restoring import restore as do_restore
 
     if context is not None:
@@ -100,13 +114,35 @@ def restore(
         # before the clone, not after it
         check_target_in_clone(context, directory or default_directory(url))
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
-    restored = do_restore(url, directory, at, executor, verify_snapshot, _budget(budget))
+    shown = not quiet and sys.stderr.isatty()
+    progress = (lambda line: output.diag(f"restore: {line}")) if shown else None
+    restored = do_restore(url, directory, at, executor, verify_snapshot, _budget(budget), progress)
     try:
         emit(restored.report, as_json, context, restored.context, restored.root)
     except GaspError as exc:  # the agent is restored all the same: say where
         exc.hint = f"{exc.hint}; the agent is restored in {restored.root}"
         raise
+    if not quiet and not as_json:
+        output.data(next_steps(restored.root))
     return OK
+
+
+def next_steps(root: str) -> str:
+    """Where the agent was restored, and what to try there."""
+    import os
+    import shlex
+
+    where = os.path.abspath(root)
+    go = f"cd {shlex.quote(where)}"
+    return "\n".join(
+        [
+            f"restored into {where}",
+            "next:",
+            f"  {go} && git gasp status     # the agent, as restore reported it",
+            f"  {go} && git gasp runs       # its runs, newest first",
+            f"  {go} && git gasp check      # the conformance checks",
+        ]
+    )
 
 
 @click.command()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +23,7 @@ from git_gasp.cli import restore as cli_restore
 from git_gasp.cli import sessions as cli_sessions
 from git_gasp.cli.completion import COMPLETE_VAR
 from git_gasp.cli.shell import handle_errors
+from git_gasp.outcome import tolerant_streams
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -97,11 +97,7 @@ def counts_as_git_has_them(args: list[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``git-gasp`` script and ``python -m git_gasp``."""
     args = counts_as_git_has_them(list(sys.argv[1:] if argv is None else argv))
-    for stream in (sys.stdout, sys.stderr):
-        # a terminal or pipe that cannot take UTF-8 (PYTHONIOENCODING=ascii, a C
-        # locale): what it cannot encode is written as escapes, never a crash
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
-            stream.reconfigure(errors="backslashreplace")
+    tolerant_streams()
     with handle_errors() as result:
         result.code = cli.main(
             args, prog_name="git gasp", complete_var=COMPLETE_VAR, standalone_mode=False

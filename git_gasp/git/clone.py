@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-from git_gasp.git.process import GitError, run, scrubbed_env
+from git_gasp.git.process import GitError, run, run_showing, scrubbed_env
 
 #: ``-c`` settings for every git process of a safe clone: no hooks, no LFS or
 #: other smudge/process filters, no ``ext::`` transport, byte-exact checkout.
@@ -44,7 +44,12 @@ def _safe(cwd: str, args: Sequence[str]) -> bytes:
     return run(cwd, [*flags, *args], env=safe_env(), inherit=False)
 
 
-def safe_clone(url: str, dest: str, before_checkout: Callable[[], None] | None = None) -> None:
+def safe_clone(
+    url: str,
+    dest: str,
+    before_checkout: Callable[[], None] | None = None,
+    progress: bool = False,
+) -> None:
     """Clone ``url`` into ``dest`` without running anything from the remote.
 
     No hooks, no submodules, no filters (an ``info/attributes`` that unsets
@@ -53,7 +58,8 @@ def safe_clone(url: str, dest: str, before_checkout: Callable[[], None] | None =
     that does not support it sends everything (git only warns, and the
     warning is dropped with the rest of stderr). ``before_checkout`` runs
     once HEAD is known and before a file is written (to refuse a clone from
-    its tree alone: a 2 GB log, say).
+    its tree alone: a 2 GB log, say). With ``progress``, git's clone progress
+    (and that warning) goes to stderr as git writes it.
     """
     parent = os.path.dirname(os.path.abspath(dest))
     if os.path.exists(url):
@@ -65,20 +71,22 @@ def safe_clone(url: str, dest: str, before_checkout: Callable[[], None] | None =
     except OSError as exc:
         raise GitError(f"could not create {parent}: {exc.strerror or exc}") from None
     persist = [item for setting in SAFE_CONFIG[:1] for item in ("--config", setting)]
-    _safe(
-        parent,
-        [
-            "clone",
-            "--quiet",
-            "--no-checkout",
-            "--no-recurse-submodules",
-            "--filter=blob:none",
-            *persist,
-            "--",
-            url,
-            os.path.abspath(dest),
-        ],
-    )
+    clone = [
+        "clone",
+        "--progress" if progress else "--quiet",
+        "--no-checkout",
+        "--no-recurse-submodules",
+        "--filter=blob:none",
+        *persist,
+        "--",
+        url,
+        os.path.abspath(dest),
+    ]
+    if progress:
+        flags = [item for setting in SAFE_CONFIG for item in ("-c", setting)]
+        run_showing(parent, [*flags, *clone], safe_env())
+    else:
+        _safe(parent, clone)
     git_dir = _safe(dest, ["rev-parse", "--absolute-git-dir"])
     info = os.path.join(git_dir.decode("utf-8", "surrogateescape").strip(), "info")
     os.makedirs(info, exist_ok=True)

@@ -57,6 +57,40 @@ def run(
     return proc.stdout
 
 
+def run_showing(cwd: str, args: Sequence[str], env: Mapping[str, str]) -> None:
+    """Run ``git -C cwd args`` with ``env`` as its whole environment, its stderr
+    passed on to ours as it comes (git's progress on a terminal); raise
+    :class:`GitError` with git's ``fatal:``/``error:`` lines when it fails."""
+    import sys
+
+    try:
+        proc = subprocess.Popen(
+            ["git", "-C", cwd, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=dict(env),
+        )
+    except OSError as exc:
+        raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
+    assert proc.stderr is not None
+    kept = b""
+    raw = getattr(sys.stderr, "buffer", None)  # git's bytes as they are, "\r" and all
+    while chunk := os.read(proc.stderr.fileno(), 65536):
+        kept = (kept + chunk)[-65536:]  # enough for git's last lines
+        if raw is not None:
+            sys.stderr.flush()
+            raw.write(chunk)
+            raw.flush()
+        else:
+            sys.stderr.write(chunk.decode("utf-8", "replace"))
+    if proc.wait() != 0:
+        lines = kept.decode("utf-8", "replace").replace("\r", "\n").splitlines()
+        said = [line for line in lines if line.startswith(("fatal:", "error:"))]
+        last = [line for line in lines if line.strip()][-1:]
+        raise GitError("\n".join(said or last) or f"git {args[0]} failed")
+
+
 class Completed(NamedTuple):
     code: int
     out: bytes

@@ -68,7 +68,7 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
     if not updates:  # git always names at least one ref: a cut-off input fails closed
         raise GaspError("pre-receive read no ref updates", "the hook's input was lost; push again")
     found: list[tuple[str, Judged]] = []
-    judged_tips: dict[str, set[tuple[str, str]]] = {}  # tip -> (path, rule) its commits broke
+    first, said_by_tip = _judge_new_commits(repo, updates)
     for update in updates:
         if update.ref.startswith("refs/replace/"):
             found.append(
@@ -82,17 +82,13 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             found += [(update.ref, j) for j in _notes_findings(repo, update)]
             if update.old not in ZERO and not is_ancestor(repo, update.old, update.new):
                 found += [(update.ref, j) for j in _notes_rewrite(repo, update, "forced update")]
-        if update.new not in judged_tips:
-            steps = commit_steps(repo, git.new_commits(repo, update.new))
-            verdicts = changes.judge(repo, steps)
-            judged_tips[update.new] = {(j.finding.path, j.finding.rule) for j in verdicts}
-            found += [(update.ref, j) for j in verdicts]
+        found += [(update.ref, j) for j in first.pop(update.new, [])]
         if update.old not in ZERO:
             # whatever path the commits took (merges, parked refs, a forced
             # push), the new tip keeps the old tip's append-only files and
             # changes who the agent is only with a recorded decision; what a
             # commit on the way was already refused for is not said twice
-            said = judged_tips[update.new]
+            said = said_by_tip[update.new]
             tips = tip_findings(repo, update)
             found += [(update.ref, j) for j in tips if (j.finding.path, j.finding.rule) not in said]
     if not found:
@@ -114,6 +110,52 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             why = "its reason is empty (push with -o gasp.bypass=<why>)"
         out.write(f"gasp: bypass requested but refused: {why}\n")
     done([j for _, j in found], "push rejected")
+
+
+Said = set[tuple[str, str]]  # (path, rule) of what a tip's new commits broke
+
+
+def _judge_new_commits(
+    repo: str, updates: Sequence[Update]
+) -> tuple[dict[str, list[Judged]], dict[str, Said]]:
+    """Every pushed tip's new commits judged at once: one walk (``rev-list TIPS
+    --not --all``), one diff-tree and one judge for the whole push, so the hook's
+    cost follows the new commits, not the refs. Returns, per tip, the verdicts
+    first reported under it (a commit two tips reach is reported once, under
+    the first) and what all the new commits it reaches broke."""
+    tips = list(
+        dict.fromkeys(
+            u.new for u in updates if u.new not in ZERO and not u.ref.startswith("refs/replace/")
+        )
+    )
+    if not tips:
+        return {}, {}
+    walk = git.commit_walk(repo, [*tips, "--not", "--all"])
+    verdicts = changes.judge(repo, commit_steps(repo, walk))
+    parents = dict(walk)
+    first: dict[str, list[Judged]] = {}
+    said: dict[str, Said] = {}
+    reported: set[int] = set()
+    for tip in tips:
+        reached = _reached(tip, parents)
+        mine = [j for j in verdicts if j.step in reached or j.step not in parents]
+        said[tip] = {(j.finding.path, j.finding.rule) for j in mine}
+        first[tip] = [j for j in mine if id(j) not in reported]
+        reported.update(id(j) for j in mine)
+    return first, said
+
+
+def _reached(tip: str, parents: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """The new commits ``tip`` reaches (``parents`` holds only new commits)."""
+    seen: set[str] = set()
+    todo = [tip]
+    while todo:
+        commit = todo.pop()
+        if commit in seen or commit not in parents:
+            continue
+        seen.add(commit)
+        todo.extend(parents[commit])
+    return seen
 
 
 _REPLACE = Finding(

@@ -16,10 +16,11 @@ the repository are refused.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from git_gasp import git
@@ -98,6 +99,10 @@ def _marker_warnings(root: str, resumed: ResumedRun | None) -> list[str]:
     ]
 
 
+def _silent(line: str) -> None:
+    """No progress to say."""
+
+
 def describe(
     root: str,
     url: str | None = None,
@@ -106,13 +111,17 @@ def describe(
     verify_snapshot: bool = False,
     local: bool = False,
     budget: int | None = DEFAULT_BUDGET,
+    progress: Callable[[str], None] | None = None,
 ) -> Restored:
     """Read, verify, fold and report the agent repository at ``root``;
     ``local``: a work tree (not a fresh clone), whose run marker is read too;
-    ``budget``: the ``--context`` document's size in characters (None: any)."""
+    ``budget``: the ``--context`` document's size in characters (None: any);
+    ``progress`` hears each phase start."""
+    say = progress or _silent
     refuse_escapes(root)  # before anything is read or written
     cap = file_cap(root)
     manifest, manifest_bytes = read_manifest(root, cap)
+    say("verifying identity")
     verified, digest, identity_notes = verify_identity(root, manifest_bytes, cap)
     if not verified:
         raise GaspError(
@@ -124,11 +133,12 @@ def describe(
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
     identity, apart, identity_warnings = _identity_context(root, locations["identity"], cap)
     warnings = [*warnings, *identity_warnings]
-    info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot)
+    info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot, say)
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
     changed = rebind_executor(root, dict(executor or {}))
     config = read_config(root, cap)
+    say("loading skills")
     skills = skills_at(root, locations["skills"], cap)
     runs = _runs(root)
     if info.historical:  # the runs finished by then: their run.finished was folded
@@ -218,10 +228,12 @@ def restore(
     executor: dict[str, str] | None = None,
     verify_snapshot: bool = False,
     budget: int | None = DEFAULT_BUDGET,
+    progress: Callable[[str], None] | None = None,
 ) -> Restored:
     """Clone ``url`` safely into ``directory`` and :func:`describe` it; with
     ``at``, the work tree is the commit that holds that event, on a detached
-    HEAD (see :func:`check_out_at`)."""
+    HEAD (see :func:`check_out_at`); with ``progress``, git's clone progress
+    goes to stderr and each phase after it to ``progress``."""
     dest = directory or default_directory(url)
     if os.path.lexists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
         raise GaspError(
@@ -231,9 +243,12 @@ def restore(
         )
     created = _outermost_missing(dest)
     try:
-        git.safe_clone(url, dest, lambda: refuse_committed_over_cap(dest, _LOGS))
+        refuse = functools.partial(refuse_committed_over_cap, dest, _LOGS)
+        git.safe_clone(url, dest, refuse, progress is not None)
         commit = check_out_at(dest, at) if at is not None else None
-        restored = describe(dest, url, at, executor, verify_snapshot, budget=budget)
+        restored = describe(
+            dest, url, at, executor, verify_snapshot, budget=budget, progress=progress
+        )
         restored.report["checkout"] = commit
         return restored
     except git.GitError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from git_gasp.core.event import Event
@@ -130,7 +130,11 @@ def _fold_from_snapshot(root: str, log: bytes, log_rel: str) -> tuple[FoldInfo, 
 
 
 def fold_log(
-    root: str, log_rel: str, at: str | None, verify_snapshot: bool = False
+    root: str,
+    log_rel: str,
+    at: str | None,
+    verify_snapshot: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[FoldInfo, Folder]:
     """Fold the log through ``at``, seeded by the newest snapshot at or before it
     whose integrity record verifies (REFERENCE §3.3, the restore contract).
@@ -139,8 +143,12 @@ def fold_log(
     bytes, as the contract says; ``git gasp check`` (check 2) verifies graphs.
     With ``verify_snapshot`` the graph is also compared with a fold of its
     prefix (or a verdict this clone remembers), for sources you do not trust.
+    ``progress`` is told how many events there are to fold, before the fold.
     """
     log = _read_log(root, log_rel)
+    if progress is not None:
+        count = log.count(b"\n") + (not log.endswith(b"\n") and bool(log))
+        progress(f"folding {count:,} event{'s' * (count != 1)}")
     if at is None and not verify_snapshot:
         quick = _fold_from_snapshot(root, log, log_rel)
         if quick is not None:

@@ -1,0 +1,129 @@
+"""Rows m, m', n and n' of the benchmarks: what git-gasp's hooks cost a developer
+(issue 17 item 2), each against a baseline measured in the same rounds.
+
+m   the pre-commit hook (``python -m git_gasp hooks run pre-commit``, a fresh
+    process) on a staged run in the 600-commit history, against ``python -c
+    pass``: target <= 3x; m' the same on the 10-commit history, m' / m <= 1.2x.
+n   what *all* the native hooks (``git gasp hooks install``: pre-commit,
+    prepare-commit-msg, commit-msg, post-commit) add to one ``git commit`` of
+    a staged run: the hooked commit minus the same commit with
+    ``-c core.hooksPath=/dev/null``, against ``python -c pass``: target <= 8x;
+    n' the same on the 10-commit history, n' / n <= 1.2x.
+
+Each round stages a run (``git gasp run start``, an observation and a tool call,
+not timed), times the hook alone, the hooked commit, then (after ``git reset
+--soft HEAD~1``) the unhooked commit of the same index, and ``python -c pass``;
+then resets to the round's start (the run unstarted, its marker removed).
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import generate as gen
+from harness import Row, clone_repo, close_env, fmt_s, setup_round, verdict
+
+HOOK_RATIO = 3.0
+COMMIT_RATIO = 8.0
+HISTORY_RATIO = 1.2
+
+
+def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
+    took = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr.decode(errors='replace')}")
+    return took
+
+
+def _history(
+    repo: Path, work: Path, label: str, rounds: int, env: dict[str, str]
+) -> dict[str, Any]:
+    clone = clone_repo(repo, work / f"commit-{label}")
+    install = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
+    subprocess.run(install, cwd=clone, env=env, check=True, capture_output=True)
+    hook, hooked, plain, interpreter = [], [], [], []
+    for n in range(rounds + 1):
+        setup_round(clone, env, f"commit-{label}-{n}")
+        gen._git(clone, "add", "--", "state/events.jsonl")
+        message = f"work in progress {n}"
+        took_hook = _timed(
+            [sys.executable, "-m", "git_gasp", "hooks", "run", "pre-commit"], clone, env
+        )
+        took_hooked = _timed(["git", "commit", "-q", "-m", message], clone, env)
+        gen._git(clone, "reset", "-q", "--soft", "HEAD~1")
+        off = ["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", message]
+        took_plain = _timed(off, clone, env)
+        took_pass = _timed([sys.executable, "-c", "pass"], clone, env)
+        # back to HEAD, the run not started: the next round starts its own
+        gen._git(clone, "reset", "-q", "--hard", "HEAD~1")
+        (clone / ".agent" / "RUN").unlink(missing_ok=True)
+        if n:  # the first round warms the caches (the hook's context of HEAD's log)
+            hook.append(took_hook)
+            hooked.append(took_hooked)
+            plain.append(took_plain)
+            interpreter.append(took_pass)
+    shutil.rmtree(clone, ignore_errors=True)
+    added = [a - b for a, b in zip(hooked, plain, strict=True)]
+    return {
+        "hook": statistics.median(hook),
+        "hooked_commit": statistics.median(hooked),
+        "plain_commit": statistics.median(plain),
+        "added": statistics.median(added),
+        "interpreter": statistics.median(interpreter),
+        "all": {"hook": hook, "hooked": hooked, "plain": plain, "pass": interpreter},
+    }
+
+
+def bench_commits(
+    small: Path, large: Path, work: Path, rounds: int
+) -> tuple[list[Row], dict[str, Any]]:
+    env = close_env(work)
+    big = _history(large, work, "large", rounds, env)
+    little = _history(small, work, "small", rounds, env)
+    py = statistics.median([big["interpreter"], little["interpreter"]])
+    hook_x = big["hook"] / py
+    commit_x = big["added"] / py
+    rows = [
+        Row(
+            "m",
+            "pre-commit hook on a staged run, 600-commit history, vs python -c pass",
+            f"<= {HOOK_RATIO:.1f}x",
+            fmt_s(big["hook"]),
+            f"{fmt_s(py)} (python -c pass)",
+            f"{hook_x:.2f}x",
+            verdict(hook_x <= HOOK_RATIO),
+        ),
+        _history_row("m'", "  the same on a 10-commit history", big["hook"], little["hook"]),
+        Row(
+            "n",
+            "all native hooks' cost on one git commit (hooked - no hooks), 600 commits",
+            f"<= {COMMIT_RATIO:.1f}x",
+            fmt_s(big["added"]),
+            f"{fmt_s(py)} (python -c pass)",
+            f"{commit_x:.2f}x",
+            verdict(commit_x <= COMMIT_RATIO),
+        ),
+        _history_row("n'", "  the same on a 10-commit history", big["added"], little["added"]),
+    ]
+    return rows, {"large": big, "small": little}
+
+
+def _history_row(key: str, what: str, large: float, small: float) -> Row:
+    ratio = large / small
+    return Row(
+        key,
+        what,
+        f"<= {HISTORY_RATIO:.1f}x",
+        fmt_s(large),
+        fmt_s(small),
+        f"{ratio:.2f}x",
+        verdict(ratio <= HISTORY_RATIO),
+    )

@@ -1,0 +1,148 @@
+"""Issue 17 item 1: a hook is entered with no click and no command module, and the
+shims and the pre-commit framework's entries reach that path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from git_gasp.hooks import dispatch
+from git_gasp.hooks.install import shim
+from tests.conftest import commit_all, git, log_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Run the entry as the console script does, then list what it loaded.
+PROBE = (
+    "import sys; from git_gasp.entry import main; sys.argv = ['git-gasp', *sys.argv[1:]]; "
+    "code = main(); "
+    "bad = sorted(m for m in sys.modules if m == 'click' or m.startswith('git_gasp.cli')); "
+    "print('loaded:', bad, file=sys.stderr); raise SystemExit(code)"
+)
+
+
+def _probe(repo: Path, *argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-c", PROBE, *argv]
+    return subprocess.run(cmd, cwd=repo, input=stdin, capture_output=True, text=True)
+
+
+def _append_event(repo: Path) -> None:
+    with log_path(repo).open("a", encoding="utf-8") as fh:
+        fh.write(log_path(repo).read_text(encoding="utf-8").splitlines()[-1] + "\n")
+
+
+def test_every_hook_runs_without_click_or_a_command_module(fixture_repo: Path) -> None:
+    head = git(fixture_repo, "rev-parse", "HEAD").strip()
+    message = fixture_repo / ".git" / "COMMIT_EDITMSG"
+    message.write_text("a change\n")
+    zero = "0" * 40
+    stdin = {
+        "pre-push": f"refs/heads/main {head} refs/heads/main {zero}\n",
+        "pre-receive": f"{zero} {head} refs/heads/main\n",
+        "post-receive": f"{zero} {head} refs/heads/main\n",
+    }
+    calls = [
+        ("pre-commit",),
+        ("prepare-commit-msg", str(message), "message"),
+        ("commit-msg", str(message)),
+        ("post-commit",),
+        ("post-rewrite", "amend"),
+        ("pre-push", "origin", "file:///nowhere"),
+        ("pre-receive",),
+        ("post-receive",),
+    ]
+    assert {c[0] for c in calls} == set(dispatch.HOOK_NAMES)
+    for call in calls:
+        done = _probe(fixture_repo, "hooks", "run", *call, stdin=stdin.get(call[0], ""))
+        assert "Traceback" not in done.stderr, done.stderr
+        assert "loaded: []" in done.stderr, (call, done.stderr)
+        assert done.returncode == 0, (call, done.stderr)
+
+
+def test_a_rejection_through_the_fast_path_is_the_documented_one(fixture_repo: Path) -> None:
+    lines = log_path(fixture_repo).read_text(encoding="utf-8").splitlines()
+    log_path(fixture_repo).write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
+    git(fixture_repo, "add", "-A")
+    done = _probe(fixture_repo, "hooks", "run", "pre-commit")
+    assert done.returncode == 1
+    assert "[append-only]" in done.stderr or "gasp:" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "loaded: []" in done.stderr
+
+
+def test_usage_errors_on_the_fast_path_are_one_line_and_exit_2(fixture_repo: Path) -> None:
+    done = _probe(fixture_repo, "hooks", "run", "commit-msg")
+    assert done.returncode == 2
+    assert "error: commit-msg needs the message file" in done.stderr
+    assert "hint: see `git gasp hooks run -h`" in done.stderr
+    assert "loaded: []" in done.stderr
+
+
+def test_options_and_unknown_hooks_still_go_through_the_command_line(
+    fixture_repo: Path,
+) -> None:
+    done = _probe(fixture_repo, "hooks", "run", "-C", str(fixture_repo), "pre-commit")
+    assert done.returncode == 0, done.stderr
+    assert "'click'" in done.stderr
+    done = _probe(fixture_repo, "hooks", "run", "no-such-hook")
+    assert done.returncode == 2
+    assert "error:" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_internal_error_in_a_hook_is_a_crash_log_not_a_traceback(
+    fixture_repo: Path, tmp_path: Path
+) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    code = (
+        "import sys; import git_gasp.hooks.commithooks as c; "
+        "c.pre_commit = lambda *a: 1 / 0; "
+        "from git_gasp.hooks import dispatch; "
+        "raise SystemExit(dispatch.main(['hooks', 'run', 'pre-commit']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=fixture_repo, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 3
+    assert "unexpected internal error" in done.stderr and "Traceback" not in done.stderr
+    assert (tmp_path / "cache" / "git-gasp" / "crash.log").exists()
+
+
+@pytest.mark.parametrize("hook", dispatch.HOOK_NAMES)
+def test_the_installed_shims_take_the_fast_path(hook: str) -> None:
+    for python in (None, sys.executable):
+        script = shim(hook, python)
+        run = next(line for line in script.splitlines() if f"hooks run {hook}" in line)
+        words = run.replace("exec ", "").split()
+        argv = words[words.index("hooks") :]
+        # git's own arguments take the place of "$@"
+        argv = [a for a in argv if a not in {'"$@"', '"$input"', "<"}]
+        assert dispatch.routes([*argv, "origin", "https://example.com/a.git"])
+        assert dispatch.routes(argv)
+
+
+def test_the_pre_commit_framework_entries_take_the_fast_path() -> None:
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    entries = [line.split(":", 1)[1].split() for line in text.splitlines() if "  entry:" in line]
+    assert len(entries) == 4
+    for entry in entries:
+        assert entry[0] == "git-gasp"
+        # the framework passes the message file to commit-msg, filenames to none else
+        assert dispatch.routes([*entry[1:], ".git/COMMIT_EDITMSG"])
+
+
+def test_a_commit_through_the_installed_shims_judges_it(fixture_repo: Path) -> None:
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
+    subprocess.run(cmd, cwd=fixture_repo, check=True, capture_output=True)
+    _append_event(fixture_repo)  # a duplicated line: the pre-commit hook refuses it
+    git(fixture_repo, "add", "-A")
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", "dup"], cwd=fixture_repo, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    assert "gasp:" in done.stderr and "Traceback" not in done.stderr
+    git(fixture_repo, "reset", "-q", "--hard")
+    commit_all(fixture_repo, "nothing")  # a clean tree commits through the hooks
