@@ -122,14 +122,7 @@ def describe(
     cap = file_cap(root)
     manifest, manifest_bytes = read_manifest(root, cap)
     say("verifying identity")
-    verified, digest, identity_notes = verify_identity(root, manifest_bytes, cap)
-    if not verified:
-        raise GaspError(
-            identity_notes[0],
-            "refusing to restore an agent whose identity/ does not match AGENT.md; "
-            "nothing from the repository was run",
-            FINDINGS,
-        )
+    verified, digest, identity_notes = _verified_identity(root, manifest_bytes, cap)
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
     identity, apart, identity_warnings = _identity_context(root, locations["identity"], cap)
     warnings = [*warnings, *identity_warnings]
@@ -166,6 +159,21 @@ def describe(
     memory = _memory(root, locations["memory"], cap, report["warnings"])
     text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(apart), budget)
     return Restored(report, text, root)
+
+
+def _verified_identity(
+    root: str, manifest_bytes: bytes, cap: int | None
+) -> tuple[bool, str | None, tuple[str, ...]]:
+    """:func:`verify_identity`, refusing (fail closed) an identity that does not match."""
+    verified, digest, notes = verify_identity(root, manifest_bytes, cap)
+    if not verified:
+        raise GaspError(
+            notes[0],
+            "refusing to restore an agent whose identity/ does not match AGENT.md; "
+            "nothing from the repository was run",
+            FINDINGS,
+        )
+    return verified, digest, notes
 
 
 def _identity_context(
