@@ -19,7 +19,7 @@ from git_gasp.core.event import Event
 from git_gasp.core.finding import Judged
 from git_gasp.core.locations import DEFAULT_LOCATIONS
 from git_gasp.errors import USAGE, GaspError
-from git_gasp.hooks import changes
+from git_gasp.hooks import changes, levels
 from git_gasp.hooks.protocol import ZERO, done, report
 from git_gasp.hooks.steps import index_step, nested_warning
 from git_gasp.output import visible
@@ -40,7 +40,7 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
         base = None if start in ZERO else _commit_named(repo, start, "PRE_COMMIT_FROM_REF")
         since = [f"^{base}"] if base else []  # a new branch: all of it
         steps = commit_steps(repo, git.commit_walk(repo, [tip, *since, "--"]))
-        found = changes.judge(repo, steps)
+        found = _settled(repo, changes.judge(repo, steps), out)
         report(found, out)
         done(found, f"{start}..{end} refused")
         return
@@ -50,7 +50,7 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
     warning = nested_warning(step.paths)
     if warning:
         out.write(visible(warning) + "\n")
-    found = changes.judge(repo, [step])
+    found = _settled(repo, changes.judge(repo, [step]), out)
     report(found, out)
     done(found, "commit refused")
 
@@ -101,8 +101,14 @@ def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
         found = [Judged("", f) for f in trailer_findings(message, [], where)]
     else:
         found = [Judged("", f) for f in trailer_findings(message, staged_events(repo), where)]
+    found = _settled(repo, found, out)
     report(found, out)
     done(found, "commit refused")
+
+
+def _settled(repo: str, found: list[Judged], out: TextIO) -> list[Judged]:
+    """The errors among ``found``, its warnings printed (git-gasp-hooks(1))."""
+    return [j for _, j in levels.settle(repo, [(None, j) for j in found], out)]
 
 
 def _merging(repo: str) -> bool:
