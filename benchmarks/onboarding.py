@@ -128,9 +128,7 @@ def bare(path: Path, hooked: bool) -> Path:
     return path
 
 
-def push(
-    repo: Path, server: Path, *options: str
-) -> tuple[float, subprocess.CompletedProcess[str]]:
+def push(repo: Path, server: Path, *options: str) -> tuple[float, subprocess.CompletedProcess[str]]:
     start = time.perf_counter()
     url = f"file://{server}"
     proc = subprocess.run(

@@ -129,7 +129,7 @@ def test_a_system_level_applies_to_every_server_repository(
 ) -> None:
     url = _onboarded(agent, tmp_path, capsys)
     system = tmp_path / "gitconfig-system"
-    system.write_text("[gasp \"rule\"]\n\tskill = warn\n")
+    system.write_text('[gasp "rule"]\n\tskill = warn\n')
     monkeypatch.delenv("GIT_CONFIG_NOSYSTEM")
     monkeypatch.setenv("GIT_CONFIG_SYSTEM", str(system))
     _change_two_skills(agent)

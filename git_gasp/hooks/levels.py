@@ -81,3 +81,20 @@ def settle(
     report_refs(warnings, out, warning=True)
     warnings_total([j for _, j in warnings], out, history)
     return errors
+
+
+def push_errors(
+    repo: str, found: Sequence[tuple[str | None, Judged]], options: Sequence[str], out: TextIO
+) -> list[tuple[str | None, Judged]]:
+    """What refuses a push the server judged: its warnings printed, its
+    errors reported (an empty repository's first refusal says how to
+    onboard) and returned."""
+    if not found:
+        return []
+    empty = is_empty(repo)
+    history = onboarding(options, empty, out)
+    errors = settle(repo, found, out, history)
+    report_refs(errors, out)
+    if errors and empty and not history:
+        out.write(f"gasp: {ONBOARD_HINT}\n")
+    return errors

@@ -21,7 +21,7 @@ from git_gasp.core.finding import Finding, Judged
 from git_gasp.core.notes import NOTES_REF
 from git_gasp.errors import GaspError
 from git_gasp.hooks import changes, levels
-from git_gasp.hooks.protocol import ZERO, Update, done, read_updates, report_refs
+from git_gasp.hooks.protocol import ZERO, Update, done, read_updates
 from git_gasp.hooks.tips import append_only_paths, is_ancestor, tip_findings
 from git_gasp.output import visible
 from git_gasp.sessions.notecommits import NOT_A_NOTE, commit_steps, note_findings
@@ -95,16 +95,9 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             said = judged_tips[update.new]
             tips = tip_findings(repo, update)
             found += [(update.ref, j) for j in tips if (j.finding.path, j.finding.rule) not in said]
-    if not found:
-        return
-    empty = levels.is_empty(repo)
-    history = levels.onboarding(push_options(env), empty, out)
-    errors = levels.settle(repo, found, out, history)
+    errors = levels.push_errors(repo, found, push_options(env), out)
     if not errors:
         return
-    report_refs(errors, out)
-    if empty and not history:
-        out.write(f"gasp: {levels.ONBOARD_HINT}\n")
     requested = any(o.startswith("gasp.bypass=") for o in push_options(env))
     reason = bypass_reason(repo, env)
     if reason is not None and _audit(repo, env, reason, updates, "requested"):
