@@ -48,6 +48,7 @@ from git_gasp.restore.repofiles import (
 )
 from git_gasp.restore.seededfold import fold_log
 from git_gasp.restore.skills import skills_at
+from git_gasp.store.exclude import exclude_local
 from git_gasp.store.runmarker import MARKER_PATH, read_marker
 from git_gasp.store.worktree import refuse_escapes
 
@@ -224,6 +225,7 @@ def restore(
     created = _outermost_missing(dest)
     try:
         git.safe_clone(url, dest)
+        exclude_local(dest)  # the control files stay local, whoever wrote the repository
         return describe(dest, url, at, executor, verify_snapshot)
     except git.GitError as exc:
         _discard(dest, created)
