@@ -33,13 +33,20 @@ def _known(graph: Graph, node_id: str) -> None:
 def runs(rev_range: str, repo: str | None, as_json: bool) -> int:
     """List the runs in the commit history: commits whose final trailer block has a Run-Id."""
     from git_gasp import git
-    from git_gasp.core.runlog import runs_to_text, runs_to_value
+    from git_gasp.core.runlog import missing_runs, runs_to_text, runs_to_value
 
-    found = git.run_commits(repo_root(repo), rev_range)
+    root = repo_root(repo)
+    found = git.run_commits(root, rev_range)
     if not found and not as_json:
         output.diag(f"no runs in {rev_range}")
         return OK
-    emit(as_json, runs_to_value(rev_range, found), runs_to_text(found))
+    unknown: set[str] = set()
+    if found:
+        (blob,) = git.blobs_at(root, [f"{found[0].commit}:state/events.jsonl"])
+        with git.BlobReader(root) as reader:
+            log = reader.read(blob.oid) if blob is not None else b""
+        unknown = missing_runs(found, log)
+    emit(as_json, runs_to_value(rev_range, found, unknown), runs_to_text(found, unknown))
     return OK
 
 

@@ -12,7 +12,8 @@ value is kept.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
 RUNS_FORMAT = "git-gasp.runs/1"
@@ -78,14 +79,31 @@ def parse_run_log(text: str) -> list[RunCommit]:
     return runs
 
 
-def runs_to_value(rev_range: str, runs: Sequence[RunCommit]) -> dict[str, Any]:
-    return {"format": RUNS_FORMAT, "range": rev_range, "runs": [r._asdict() for r in runs]}
+NOT_IN_LOG = "(not in the log)"
 
 
-def runs_to_text(runs: Sequence[RunCommit]) -> str:
-    """One line per run: commit, date, run id, goal, outcome; sessions indented below."""
+def missing_runs(runs: Sequence[RunCommit], log: bytes) -> set[str]:
+    """The run ids of ``runs`` that ``log`` (the newest run commit's, which
+    holds every earlier line) never names as a JSON string."""
+    return {r.run_id for r in runs if json.dumps(r.run_id).encode("utf-8") not in log}
+
+
+def runs_to_value(
+    rev_range: str, runs: Sequence[RunCommit], unknown: Collection[str] = ()
+) -> dict[str, Any]:
+    """The ``--json`` document; ``in_log`` is false for a run the log lacks."""
+    listed = [{**r._asdict(), "in_log": r.run_id not in unknown} for r in runs]
+    return {"format": RUNS_FORMAT, "range": rev_range, "runs": listed}
+
+
+def runs_to_text(runs: Sequence[RunCommit], unknown: Collection[str] = ()) -> str:
+    """One line per run: commit, date, run id, goal, outcome (and a mark for
+    a run the log lacks: a trailer naming no run); sessions indented below."""
     lines: list[str] = []
     for r in runs:
-        lines.append(f"{r.commit[:12]}  {r.date}  {r.run_id}  {r.goal or '-'}  {r.outcome or '-'}")
+        mark = f"  {NOT_IN_LOG}" if r.run_id in unknown else ""
+        lines.append(
+            f"{r.commit[:12]}  {r.date}  {r.run_id}  {r.goal or '-'}  {r.outcome or '-'}{mark}"
+        )
         lines.extend(f"    session {s}" for s in r.sessions)
     return "\n".join(lines)
