@@ -119,6 +119,10 @@ def build(repo: Path, legacy: int = LEGACY) -> dict[str, str]:
 
 def bare(path: Path, hooked: bool) -> Path:
     subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    # both take the push option (install --server turns it on for the hooked one)
+    subprocess.run(
+        ["git", "-C", str(path), "config", "receive.advertisePushOptions", "true"], check=True
+    )
     if hooked:
         subprocess.run(
             ["git-gasp", "hooks", "install", "--server", "-C", str(path)],

@@ -43,12 +43,15 @@ def test_an_active_memory_written_by_someone_else_survives_ten_closes(
     for n in range(10):
         out = _run(repo, capsys, n)
         assert memory.read_text() == CURATED
-        assert "memory/active_memory.md is not git-gasp's (no generated header): left" in out
+        assert "memory/active_memory.md is not git-gasp's (no generated header)" in out
         assert "git config gasp.activeMemory generate" in out
         assert "wrote journal/JOURNAL.md\n" in out
     touched = git(repo, "log", "--format=%s", "--", "memory/active_memory.md").splitlines()
     assert touched[0] == "the agent's own memory"  # no close since committed it
     assert git(repo, "status", "--porcelain", "--", "memory") == ""
+    code, out, _ = run_cli(capsys, "status", "--json", "-C", str(repo))
+    assert code == 0
+    assert any("is not git-gasp's" in w for w in json.loads(out)["warnings"])
 
 
 def test_git_gasps_own_memory_is_rewritten_and_an_opt_in_takes_any(

@@ -329,7 +329,8 @@ def repair(repo: str | None, as_json: bool) -> int:
 def _projections_said(closed: Closed) -> str:
     """What a close wrote besides the log: the projections, a snapshot with
     its size, and the projections it left alone (one line each)."""
-    from git_gasp.agent.projecting import KEPT_MEMORY, MEMORY_PATH
+    from git_gasp.agent.projecting import MEMORY_PATH
+    from git_gasp.core.projections import KEPT_MEMORY
 
     text = "\nwrote " + ", ".join(closed.projections) if closed.projections else ""
     if closed.snapshot:

@@ -123,6 +123,7 @@ def describe(
     info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot)
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
+    warnings = [*warnings, *_kept_projections(root, locations["memory"])]
     changed = rebind_executor(root, dict(executor or {}))
     config = read_config(root, cap)
     skills = skills_at(root, locations["skills"], cap)
@@ -152,6 +153,23 @@ def describe(
     memory = _memory(root, locations["memory"], cap, report["warnings"])
     text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(apart))
     return Restored(report, text, root)
+
+
+def _kept_projections(root: str, memory: Sequence[str]) -> list[str]:
+    """A warning for an active memory git-gasp will not touch: one without
+    its marker (an agent's own synthesis), unless gasp.activeMemory says so."""
+    from git_gasp.core.projections import KEPT_MEMORY, MEMORY_MARKER
+
+    if "memory/active_memory.md" not in memory:
+        return []
+    try:
+        with open(os.path.join(root, "memory", "active_memory.md"), "rb") as fh:
+            head = fh.read(len(MEMORY_MARKER))
+    except OSError:
+        return []
+    if head == MEMORY_MARKER or git.config_value(root, "gasp.activeMemory") == "generate":
+        return []
+    return [KEPT_MEMORY]
 
 
 def _identity_context(
