@@ -67,17 +67,10 @@ def settle(
     then their total) and return the errors, with their refs."""
     if not found:
         return []
-    levels = configured(repo)
-    errors: list[tuple[str | None, Judged]] = []
-    warnings: list[tuple[str | None, Judged]] = []
-    for ref, judged in found:
-        match rules.level(judged.finding.rule, levels, history):
-            case "error":
-                errors.append((ref, judged))
-            case "warn":
-                warnings.append((ref, judged))
-            case "off":
-                pass
+    refs = {id(judged): ref for ref, judged in found}
+    verdict = rules.weigh([judged for _, judged in found], configured(repo), history)
+    errors = [(refs[id(j)], j) for j in verdict.errors]
+    warnings = [(refs[id(j)], j) for j in verdict.warnings]
     report_refs(warnings, out, warning=True)
     warnings_total([j for _, j in warnings], out, history)
     return errors

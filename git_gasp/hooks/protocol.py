@@ -1,8 +1,10 @@
 """What every hook shares: git's input (stdin lines, ``<old> <new> <ref>``
-updates, the all-zero id), one report line per finding, and the rejection.
+updates, the all-zero id), the report of findings (one line each, or one
+per kind when there are many: :mod:`git_gasp.core.findinggroups`), and the
+rejection.
 
-Every hook prints one line per violation to stderr and exits 1 when it
-rejects, 0 when all is well (silently).
+Every hook prints its violations to stderr and exits 1 when it rejects, 0
+when all is well (silently, unless a rule set to warn found something).
 """
 
 from __future__ import annotations
