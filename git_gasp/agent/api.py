@@ -31,6 +31,7 @@ from git_gasp.core import runpayloads
 from git_gasp.core.event import OPS_APPLIED, Actor
 from git_gasp.core.jsonvalue import Json
 from git_gasp.errors import USAGE, GaspError
+from git_gasp.store.exclude import exclude_local
 from git_gasp.store.runmarker import OpenRun, remove_marker, run_lock, write_marker
 
 SYSTEM = Actor("system", "git-gasp")  # the actor of status updates and attachments
@@ -358,6 +359,7 @@ class Agent(EventLog):
         self.append([started])
         self.open_run = OpenRun(run_id, started.id, goal, self.worker)
         write_marker(self.root, self.open_run)
+        exclude_local(self.root)  # another runtime's repository may not ignore the marker
         pair = self._event(OPS_APPLIED, list(rec.ops), self.actor, started.id, run_id)
         self.append([pair])
         return run_id

@@ -14,6 +14,7 @@ from git_gasp.core.executorconfig import parse_toml
 from git_gasp.core.fold import fold
 from git_gasp.core.log import describe_error, parse_log
 from git_gasp.core.projections import (
+    MEMORY_MARKER,
     Fact,
     FactsFile,
     active_memory,
@@ -53,8 +54,11 @@ def read_facts(root: str) -> FactsFile:
 
 
 def regenerate_memory(root: str) -> str:
-    """Rewrite ``memory/active_memory.md`` from the facts; returns its path."""
+    """Rewrite ``memory/active_memory.md`` from the facts, when it is
+    git-gasp's to write (:func:`memory_is_ours`); returns its path."""
     path = os.path.join(root, MEMORY_PATH)
+    if not memory_is_ours(root):
+        return MEMORY_PATH  # the agent's own synthesis: left as it is
     text = active_memory(read_facts(root)).encode("utf-8")
     try:
         with open(path, "rb") as fh:
@@ -64,6 +68,23 @@ def regenerate_memory(root: str) -> str:
     if not unchanged:
         writer.write_atomically(path, text)
     return MEMORY_PATH
+
+
+def memory_is_ours(root: str) -> bool:
+    """``memory/active_memory.md`` is git-gasp's to write: it is missing, it
+    starts with the header git-gasp writes (its marker), or ``git config
+    gasp.activeMemory generate`` says so. A file another writer made (an
+    agent's own synthesis) is left alone."""
+    try:
+        with open(os.path.join(root, MEMORY_PATH), "rb") as fh:
+            head = fh.read(len(MEMORY_MARKER))
+    except FileNotFoundError:
+        return True
+    except OSError as exc:
+        raise GaspError(f"{MEMORY_PATH}: cannot read: {os_error(exc)}", None, USAGE) from None
+    if head == MEMORY_MARKER:
+        return True
+    return git.config_value(root, "gasp.activeMemory") == "generate"
 
 
 def add_fact(

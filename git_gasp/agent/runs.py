@@ -40,6 +40,9 @@ class Closed(NamedTuple):
     commit: str | None  # None when nothing changed
     snapshot: str | None  # the snapshot written on cadence, if any
     note: str | None = None  # what the session note of the commit says, or why it is missing
+    projections: tuple[str, ...] = ()  # the projections written (active memory when ours)
+    kept: tuple[str, ...] = ()  # projections left alone: not git-gasp's to write
+    snapshot_bytes: int | None = None  # the size of ``snapshot``
     already: bool = False  # another process closed the run first (commit: its commit)
 
 
@@ -210,7 +213,7 @@ def close_run(
         agent.reread()
         if agent.open_run is None and seen is not None:
             commit = closeretry.commit_of(agent.root, seen.run_id)
-            return Closed(seen.run_id, commit, None, None, True)
+            return Closed(seen.run_id, commit, None, None, already=True)
         return _close_open_run(agent, outcome, goal, sessions, paths)
 
 
@@ -246,7 +249,9 @@ def _close_open_run(
     task = _task_of(agent, run.run_id)
     written = [EVENTS_PATH, projecting.FACTS_PATH]
     written.append(projecting.append_journal(agent, run.run_id, goal_id, outcome, task))
-    written.append(projecting.regenerate_memory(agent.root))
+    ours = projecting.memory_is_ours(agent.root)
+    if ours:
+        written.append(projecting.regenerate_memory(agent.root))
     snapshot = None
     # after a seeded open the recent events are those since the latest snapshot
     if projecting.snapshot_due(agent.root, [e.id for e in agent.recent_events()]):
@@ -262,7 +267,10 @@ def _close_open_run(
     faults.point("close:committed")
     agent.forget_run()
     note = _write_note(agent.root, commit, run.run_id, sessions) if commit and sessions else None
-    return Closed(run.run_id, commit, snapshot, note)
+    size = os.path.getsize(os.path.join(agent.root, snapshot)) if snapshot else None
+    projections = (projecting.JOURNAL_PATH, *([projecting.MEMORY_PATH] if ours else []))
+    kept = () if ours else (projecting.MEMORY_PATH,)
+    return Closed(run.run_id, commit, snapshot, note, projections, kept, size)
 
 
 def _store_soon(

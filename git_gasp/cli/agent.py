@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from git_gasp import output
@@ -16,6 +18,9 @@ from git_gasp.cli.options import (
     repo_root,
 )
 from git_gasp.errors import OK
+
+if TYPE_CHECKING:
+    from git_gasp.agent.runs import Closed
 
 
 @click.command()
@@ -115,6 +120,7 @@ def run_close(
         text += " (closed already, by another process)"
     if closed.note:
         text += f"; {closed.note}"
+    text += _projections_said(closed)
     emit(as_json, closed._asdict(), text)
     return OK
 
@@ -322,6 +328,26 @@ def repair(repo: str | None, as_json: bool) -> int:
     done = repair_log(repo_root(repo))
     emit(as_json, {"result": done}, done)
     return OK
+
+
+def _projections_said(closed: Closed) -> str:
+    """What a close wrote besides the log: the projections, a snapshot with
+    its size, and the projections it left alone (one line each)."""
+    from git_gasp.agent.projecting import MEMORY_PATH
+    from git_gasp.core.projections import KEPT_MEMORY
+
+    text = "\nwrote " + ", ".join(closed.projections) if closed.projections else ""
+    if closed.snapshot:
+        text += f"\nwrote {closed.snapshot} ({_size(closed.snapshot_bytes or 0)})"
+    if MEMORY_PATH in closed.kept:
+        text += f"\n{KEPT_MEMORY}"
+    return text
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    return f"{n / 1024:.1f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MiB"
 
 
 def register(group: click.Group) -> None:

@@ -11,6 +11,7 @@ import click
 
 from git_gasp import output
 from git_gasp.cli.options import JSON, REPO
+from git_gasp.core.finding import Judged
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 from git_gasp.hooks import install as hookinstall
 from git_gasp.hooks.dispatch import HOOK_NAMES
@@ -185,9 +186,20 @@ def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
 @click.command()
 @click.argument("rev_range", metavar="[REV-RANGE]", required=False)
 @click.option("--staged", is_flag=True, help="Validate the staged index against HEAD instead.")
+@click.option("--all", "show_all", is_flag=True, help="Print every finding, none summed up.")
+@click.option(
+    "--onboard", is_flag=True, help="Judge as history older than the hook (an onboarding push)."
+)
 @REPO
 @JSON
-def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: bool) -> int:
+def validate(
+    rev_range: str | None,
+    staged: bool,
+    show_all: bool,
+    onboard: bool,
+    repo: str | None,
+    as_json: bool,
+) -> int:
     """Judge changes with the hooks' validator, without a hook.
 
     REV-RANGE (default: HEAD) selects commits as git rev-list does, e.g.
@@ -213,23 +225,52 @@ def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: boo
     warning = nested_warning(p for s in steps for p in s.paths)
     if warning:
         output.diag(warning)
+    what = "staged change" if staged else f"{len(steps)} commit{'s' * (len(steps) != 1)}"
+    return _verdict(root, found, (len(steps), what), show_all, onboard, as_json)
+
+
+def _verdict(
+    root: str,
+    found: list[Judged],
+    changes: tuple[int, str],
+    show_all: bool,
+    onboard: bool,
+    as_json: bool,
+) -> int:
+    """Print validate's findings by level (git-gasp-validate(1)); its exit code."""
+    from git_gasp.core import rules
+    from git_gasp.hooks.levels import configured
+    from git_gasp.hooks.protocol import warnings_total
+
+    levels = configured(root)
+    verdict = rules.weigh(found, levels, onboard)
     if as_json:
+        level = {id(j): "error" for j in verdict.errors} | {id(j): "warn" for j in verdict.warnings}
         output.data_json(
             {
                 "format": "git-gasp.validate/1",
-                "changes": len(steps),
-                "ok": not found,
-                "violations": [{"commit": j.step or None, **j.finding._asdict()} for j in found],
+                "changes": changes[0],
+                "ok": not verdict.errors,
+                "violations": [
+                    {"commit": j.step or None, **j.finding._asdict(), "level": level[id(j)]}
+                    for j in found
+                    if id(j) in level
+                ],
             }
         )
-    else:
-        from git_gasp.hooks.protocol import report
+        return FINDINGS if verdict.errors else OK
+    from git_gasp.hooks.protocol import report
 
-        report(found, sys.stdout)
-        n = len(found)
-        what = "staged change" if staged else f"{len(steps)} commit{'s' * (len(steps) != 1)}"
-        output.data(f"{what}: {'ok' if not n else f'{n} violation' + 's' * (n != 1)}")
-    return FINDINGS if found else OK
+    for judged_list, warn in ((verdict.errors, False), (verdict.warnings, True)):
+        if show_all:
+            for judged in judged_list:
+                report([judged], sys.stdout, warning=warn)
+        else:
+            report(judged_list, sys.stdout, warning=warn)
+    warnings_total(verdict.warnings, sys.stdout, onboard)
+    n = len(verdict.errors)
+    output.data(f"{changes[1]}: {'ok' if not n else f'{n} violation' + 's' * (n != 1)}")
+    return FINDINGS if verdict.errors else OK
 
 
 def register(cli: click.Group) -> None:

@@ -95,7 +95,7 @@ def show(commit: str, repo: str | None, as_json: bool) -> int:
 
     root = _repo(repo)
     oid = sessionnotes.commit_id(root, commit)
-    note = sessionnotes.read_note(root, oid)
+    note = sessionnotes.read_note(root, oid, fetched=True)  # as sessions and who read it
     records, problems = parse_note(note or b"")
     if as_json:
         output.data_json(
@@ -129,7 +129,7 @@ def list_(rev_range: str, repo: str | None, as_json: bool) -> int:
     from git_gasp.sessions import notes as sessionnotes
 
     rows: list[dict[str, Any]] = []
-    for commit, note in sessionnotes.noted(_repo(repo), rev_range):
+    for commit, note in sessionnotes.noted(_repo(repo), rev_range, fetched=True):
         records = parse_note(note)[0]
         sessions = list(dict.fromkeys(r.session for r in records))
         runs = list(dict.fromkeys(r.run for r in records if r.run))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import click
 
 from git_gasp import output
@@ -10,6 +13,9 @@ from git_gasp.cli.options import JSON, REPO, repo_root
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
+
+if TYPE_CHECKING:
+    from git_gasp.core.runlog import RunCommit
 
 LIST_HINT = "list them with: git gasp nodes (--kind K, --status S, --grep TEXT)"
 
@@ -59,21 +65,22 @@ def runs(
     as_json: bool,
 ) -> int:
     """List the runs in the commit history: commits whose final trailer block has a Run-Id."""
-    from git_gasp.core.runlog import runs_to_text, runs_to_value, select_runs
+    from git_gasp.core.runlog import missing_runs, runs_to_text, runs_to_value, select_runs
     from git_gasp.git.runhistory import run_commits_dated
 
     root = repo_root(repo)
     found = run_commits_dated(root, rev_range, since, until)
     titles = _titles(root) if found else {}
     found = select_runs(found, goal, outcome, limit, titles)
+    unknown = missing_runs(found, _newest_log(root, found)) if found else set()
     if as_json:
-        output.data_json(runs_to_value(rev_range, found))
+        output.data_json(runs_to_value(rev_range, found, unknown))
         return OK
     if not found:
         output.diag(f"no runs in {rev_range}")
         return OK
     with paging.screen(root, color, no_pager) as styled:
-        output.data(runs_to_text(found, titles, output.paint, _tone), styled)
+        output.data(runs_to_text(found, titles, output.paint, _tone, unknown), styled)
     return OK
 
 
@@ -235,3 +242,12 @@ def nodes(
 def register(group: click.Group) -> None:
     for command in (runs, show, lineage, nodes):
         group.add_command(command)
+
+
+def _newest_log(root: str, found: Sequence[RunCommit]) -> bytes:
+    """The log of the newest listed run commit, which holds every earlier line."""
+    from git_gasp import git
+
+    (blob,) = git.blobs_at(root, [f"{found[0].commit}:state/events.jsonl"])
+    with git.BlobReader(root) as reader:
+        return reader.read(blob.oid) if blob is not None else b""

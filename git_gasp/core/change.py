@@ -26,6 +26,11 @@ from git_gasp.core.secrets import SecretFinding, find_secrets
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 APPEND_HINT = "append-only: add new lines at the end instead (a correction is a new event)"
+# for a commit already made, a revert would be one more edit: rewrite it instead
+COMMITTED_APPEND_HINT = (
+    "append-only: rewrite the commits not yet pushed so the file only grows "
+    "(git rebase -i @{upstream}; a revert edits it again); a correction is a new event"
+)
 MERGE_HINT = "merge agent logs with merge=union (git gasp init sets it in .gitattributes)"
 
 

@@ -12,7 +12,8 @@ value is kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
 RUNS_FORMAT = "git-gasp.runs/1"
@@ -78,8 +79,15 @@ def parse_run_log(text: str) -> list[RunCommit]:
     return runs
 
 
-def runs_to_value(rev_range: str, runs: Sequence[RunCommit]) -> dict[str, Any]:
-    return {"format": RUNS_FORMAT, "range": rev_range, "runs": [r._asdict() for r in runs]}
+NOT_IN_LOG = "(not in the log)"
+
+
+def runs_to_value(
+    rev_range: str, runs: Sequence[RunCommit], unknown: Collection[str] = ()
+) -> dict[str, Any]:
+    """The ``--json`` document; ``in_log`` is false for a run the log lacks."""
+    listed = [{**r._asdict(), "in_log": r.run_id not in unknown} for r in runs]
+    return {"format": RUNS_FORMAT, "range": rev_range, "runs": listed}
 
 
 def select_runs(
@@ -106,6 +114,12 @@ def select_runs(
     return found
 
 
+def missing_runs(runs: Sequence[RunCommit], log: bytes) -> set[str]:
+    """The run ids of ``runs`` that ``log`` (the newest run commit's, which
+    holds every earlier line) never names as a JSON string."""
+    return {r.run_id for r in runs if json.dumps(r.run_id).encode("utf-8") not in log}
+
+
 def _plain(text: str, style: str) -> str:
     return text
 
@@ -115,9 +129,11 @@ def runs_to_text(
     titles: Mapping[str, str] | None = None,
     paint: Callable[[str, str], str] = _plain,
     tone: Callable[[str | None], str] | None = None,
+    unknown: Collection[str] = (),
 ) -> str:
     """One line per run: commit, date, run id, goal (its title when
-    ``titles`` has it), outcome; sessions indented below."""
+    ``titles`` has it), outcome, and a mark for a run the log lacks (a trailer
+    naming no run); sessions indented below."""
     lines: list[str] = []
     for r in runs:
         goal = r.goal or "-"
@@ -127,6 +143,9 @@ def runs_to_text(
         outcome = r.outcome or "-"
         if tone is not None:
             outcome = paint(outcome, tone(r.outcome))
-        lines.append(f"{paint(r.commit[:12], 'warn')}  {r.date}  {r.run_id}  {goal}  {outcome}")
+        mark = f"  {paint(NOT_IN_LOG, 'bad')}" if r.run_id in unknown else ""
+        lines.append(
+            f"{paint(r.commit[:12], 'warn')}  {r.date}  {r.run_id}  {goal}  {outcome}{mark}"
+        )
         lines.extend(f"    session {s}" for s in r.sessions)
     return "\n".join(lines)

@@ -26,6 +26,8 @@ from git_gasp.core.appendedevents import check_events, check_facts
 from git_gasp.core.appendonly import Blob
 from git_gasp.core.attributes import CHECKOUT_ATTRIBUTES, check_attribute_names, check_attributes
 from git_gasp.core.change import (
+    APPEND_HINT,
+    COMMITTED_APPEND_HINT,
     appended_chunk,
     check_lines,
     deletion_finding,
@@ -43,6 +45,13 @@ from git_gasp.hooks.steps import Policy, policy_of
 def _skills(paths: Iterable[str]) -> set[str]:
     """The skills ``paths`` lie in (``skills/<name>/...``)."""
     return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}
+
+
+def _committed(finding: Finding) -> Finding:
+    """A commit's finding, with the hint that works once it is committed."""
+    if finding.hint == APPEND_HINT:
+        return finding._replace(hint=COMMITTED_APPEND_HINT)
+    return finding
 
 
 class _Tally(NamedTuple):
@@ -97,7 +106,7 @@ class Judge(Objects):
                         self.seed_from_worktree(top, path, blob)
         self._prepare_anchors(steps)
         for step in steps:
-            out += [Judged(step.name, f) for f in self._judge(step)]
+            out += [Judged(step.name, _committed(f) if step.name else f) for f in self._judge(step)]
         return out
 
     def _judge(self, step: Step) -> list[Finding]:

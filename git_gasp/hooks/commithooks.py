@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from git_gasp import git
-from git_gasp.core.commitmessage import trailer_findings
+from git_gasp.core.commitmessage import run_id_findings, trailer_findings
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Judged
 from git_gasp.core.locations import DEFAULT_LOCATIONS
 from git_gasp.errors import USAGE, GaspError
-from git_gasp.hooks import changes
+from git_gasp.hooks import changes, levels
 from git_gasp.hooks.protocol import ZERO, done, report
 from git_gasp.hooks.steps import index_step, nested_warning
 from git_gasp.output import visible
@@ -40,7 +40,7 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
         base = None if start in ZERO else _commit_named(repo, start, "PRE_COMMIT_FROM_REF")
         since = [f"^{base}"] if base else []  # a new branch: all of it
         steps = commit_steps(repo, git.commit_walk(repo, [tip, *since, "--"]))
-        found = changes.judge(repo, steps)
+        found = _settled(repo, changes.judge(repo, steps), out)
         report(found, out)
         done(found, f"{start}..{end} refused")
         return
@@ -50,7 +50,7 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
     warning = nested_warning(step.paths)
     if warning:
         out.write(visible(warning) + "\n")
-    found = changes.judge(repo, [step])
+    found = _settled(repo, changes.judge(repo, [step]), out)
     report(found, out)
     done(found, "commit refused")
 
@@ -100,9 +100,26 @@ def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
         # merges' trailers too); only the Agent-Session grammar applies
         found = [Judged("", f) for f in trailer_findings(message, [], where)]
     else:
-        found = [Judged("", f) for f in trailer_findings(message, staged_events(repo), where)]
+        events = staged_events(repo)
+        found = [Judged("", f) for f in trailer_findings(message, events, where)]
+        head = git.head(repo) if "run-id" in message.lower() else None
+        amended = _run_ids(git.commit_message(repo, head)) if head else []
+        found += [Judged("", f) for f in run_id_findings(message, events, amended, where)]
+    found = _settled(repo, found, out)
     report(found, out)
     done(found, "commit refused")
+
+
+def _settled(repo: str, found: list[Judged], out: TextIO) -> list[Judged]:
+    """The errors among ``found``, its warnings printed (git-gasp-hooks(1))."""
+    return [j for _, j in levels.settle(repo, [(None, j) for j in found], out)]
+
+
+def _run_ids(message: str) -> list[str]:
+    """The ``Run-Id`` values of a commit message (HEAD's, which an amend keeps)."""
+    from git_gasp.core.trailers import parse_trailers, values
+
+    return [v.strip() for v in values(parse_trailers(message), "Run-Id")]
 
 
 def _merging(repo: str) -> bool:

@@ -73,6 +73,11 @@ def shim(hook: str, python: str | None) -> str:
     else:
         run = f'git-gasp hooks run {hook} "$@"'
         missing = 'command -v git-gasp >/dev/null 2>&1 || { fail "git-gasp is not on PATH"; }'
+    server = " --server" if hook in SERVER_HOOKS else ""
+    fix = f"reinstall with git gasp hooks install{server} --python /path/to/python"
+    if not python:
+        where = "the server's PATH" if server else "PATH"
+        fix = f"put git-gasp on {where}, or {fix}"
     after = hook.startswith("post-")  # runs once the change is made: it refuses nothing
     consequence = "the change itself went through" if after else "fails closed"
     lines = [
@@ -81,7 +86,7 @@ def shim(hook: str, python: str | None) -> str:
         "# Installed by `git gasp hooks install`; `--uninstall` removes it.",
         "fail() {",
         f'  echo "gasp: $1; the {hook} hook cannot run ({consequence})." >&2',
-        '  echo "gasp: hint: reinstall with git gasp hooks install --python /path/to/python" >&2',
+        f'  echo "gasp: hint: {fix}" >&2',
         "  exit 1",
         "}",
         missing,

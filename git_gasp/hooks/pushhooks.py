@@ -9,8 +9,8 @@ from typing import TextIO
 
 from git_gasp import git
 from git_gasp.core.finding import Judged, Step
-from git_gasp.hooks import changes
-from git_gasp.hooks.protocol import ZERO, done, report
+from git_gasp.hooks import changes, levels
+from git_gasp.hooks.protocol import ZERO, done, report_refs
 from git_gasp.sessions.notecommits import commit_steps
 
 
@@ -53,9 +53,9 @@ def pre_push(
         exclude = [theirs] if theirs and theirs not in ZERO and _exists(repo, theirs) else []
         steps = pushed_commits(repo, local, exclude, remote)
         found += [(ref, j) for j in changes.judge(repo, steps)]
-    for ref, judged in found:
-        report([judged], out, ref)
-    done([j for _, j in found], "push refused")
+    errors = levels.settle(repo, [(r, j) for r, j in found], out)
+    report_refs(errors, out)
+    done([j for _, j in errors], "push refused")
     # notes and their sync: only a push needs them
     from git_gasp.sessions import pushnotes as notehooks
 

@@ -20,8 +20,8 @@ from git_gasp import git
 from git_gasp.core.finding import Finding, Judged
 from git_gasp.core.notes import NOTES_REF
 from git_gasp.errors import GaspError
-from git_gasp.hooks import changes
-from git_gasp.hooks.protocol import ZERO, Update, done, read_updates, report
+from git_gasp.hooks import changes, levels
+from git_gasp.hooks.protocol import ZERO, Update, done, read_updates
 from git_gasp.hooks.tips import append_only_paths, is_ancestor, tip_findings
 from git_gasp.output import visible
 from git_gasp.sessions.notecommits import NOT_A_NOTE, commit_steps, note_findings
@@ -91,10 +91,9 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             said = said_by_tip[update.new]
             tips = tip_findings(repo, update)
             found += [(update.ref, j) for j in tips if (j.finding.path, j.finding.rule) not in said]
-    if not found:
+    errors = levels.push_errors(repo, found, push_options(env), out)
+    if not errors:
         return
-    for ref, judged in found:
-        report([judged], out, ref)
     requested = any(o.startswith("gasp.bypass=") for o in push_options(env))
     reason = bypass_reason(repo, env)
     if reason is not None and _audit(repo, env, reason, updates, "requested"):
@@ -109,7 +108,7 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
         else:
             why = "its reason is empty (push with -o gasp.bypass=<why>)"
         out.write(f"gasp: bypass requested but refused: {why}\n")
-    done([j for _, j in found], "push rejected")
+    done([j for _, j in errors], "push rejected")
 
 
 Said = set[tuple[str, str]]  # (path, rule) of what a tip's new commits broke

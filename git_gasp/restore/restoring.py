@@ -51,6 +51,7 @@ from git_gasp.restore.repofiles import (
 )
 from git_gasp.restore.seededfold import fold_log
 from git_gasp.restore.skills import skills_at
+from git_gasp.store.exclude import exclude_local
 from git_gasp.store.logfile import refuse_committed_over_cap
 from git_gasp.store.runmarker import MARKER_PATH, read_marker
 from git_gasp.store.worktree import refuse_escapes
@@ -129,6 +130,7 @@ def describe(
     info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot, say)
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
+    warnings = [*warnings, *_kept_projections(root, locations["memory"])]
     changed = rebind_executor(root, dict(executor or {}))
     config = read_config(root, cap)
     say("loading skills")
@@ -174,6 +176,23 @@ def _verified_identity(
             FINDINGS,
         )
     return verified, digest, notes
+
+
+def _kept_projections(root: str, memory: Sequence[str]) -> list[str]:
+    """A warning for an active memory git-gasp will not touch: one without
+    its marker (an agent's own synthesis), unless gasp.activeMemory says so."""
+    from git_gasp.core.projections import KEPT_MEMORY, MEMORY_MARKER
+
+    if "memory/active_memory.md" not in memory:
+        return []
+    try:
+        with open(os.path.join(root, "memory", "active_memory.md"), "rb") as fh:
+            head = fh.read(len(MEMORY_MARKER))
+    except OSError:
+        return []
+    if head == MEMORY_MARKER or git.config_value(root, "gasp.activeMemory") == "generate":
+        return []
+    return [KEPT_MEMORY]
 
 
 def _identity_context(
@@ -253,6 +272,7 @@ def restore(
     try:
         refuse = functools.partial(refuse_committed_over_cap, dest, _LOGS)
         git.safe_clone(url, dest, refuse, progress is not None)
+        exclude_local(dest)  # the control files stay local, whoever wrote the repository
         commit = check_out_at(dest, at) if at is not None else None
         restored = describe(
             dest, url, at, executor, verify_snapshot, budget=budget, progress=progress

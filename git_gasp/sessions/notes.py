@@ -75,9 +75,13 @@ def _read_blobs(repo: str, blobs: Iterable[str]) -> dict[str, bytes]:
         return {oid: reader.read(oid) for oid in wanted}
 
 
-def read_note(repo: str, commit: str) -> bytes | None:
-    """The note on ``commit`` (any revision naming it), or None."""
+def read_note(repo: str, commit: str, fetched: bool = False) -> bytes | None:
+    """The note on ``commit`` (any revision naming it), or None; with
+    ``fetched``, combined with the remotes' notes not merged yet, as
+    ``sessions`` and ``who`` read them (:func:`notes_by_commit`)."""
     oid = git.resolve(repo, commit)
+    if fetched and _unmerged_fetched(repo):
+        return notes_by_commit(repo, fetched=True).get(oid or commit)
     blob = git.note_blob(repo, NOTES_REF, oid or commit)
     return None if blob is None else git.run(repo, ["cat-file", "blob", blob])
 
@@ -339,8 +343,12 @@ def commits_in(repo: str, rev_range: str) -> list[str]:
     return [c for c in out.decode().split("\n") if c]
 
 
-def noted(repo: str, rev_range: str) -> list[tuple[str, bytes]]:
-    """``(commit, note)`` for the commits in ``rev_range`` that have a note, newest first."""
+def noted(repo: str, rev_range: str, fetched: bool = False) -> list[tuple[str, bytes]]:
+    """``(commit, note)`` for the commits in ``rev_range`` that have a note,
+    newest first (``fetched``: as :func:`read_note` reads them)."""
+    if fetched and _unmerged_fetched(repo):
+        notes = notes_by_commit(repo, fetched=True)
+        return [(c, notes[c]) for c in commits_in(repo, rev_range) if c in notes]
     listing = git.notes_list(repo, NOTES_REF)
     if not listing:
         commits_in(repo, rev_range)  # a bad range is still an error

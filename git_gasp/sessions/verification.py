@@ -134,7 +134,7 @@ def _check_run(log: bytes | None, rec: NoteRecord) -> list[Check]:
 
 def verify(repo: str, rev_range: str = "HEAD") -> list[NoteReport]:
     """Recompute every digest the notes in ``rev_range`` record, newest commit first."""
-    found = noted(repo, rev_range)
+    found = noted(repo, rev_range, fetched=True)  # as sessions and who read them
     parsed = {commit: parse_note(data) for commit, data in found}
     src = _Sources(repo, [c for c, _ in found])
     reports: list[NoteReport] = []
