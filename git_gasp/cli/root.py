@@ -14,6 +14,7 @@ from git_gasp.cli import check as cli_check
 from git_gasp.cli import demo as cli_demo
 from git_gasp.cli import hooks as cli_hooks
 from git_gasp.cli import identity as cli_identity
+from git_gasp.cli import importing as cli_importing
 from git_gasp.cli import notes as cli_notes
 from git_gasp.cli import read as cli_read
 from git_gasp.cli import record as cli_record
@@ -48,6 +49,7 @@ for _commands in (
     cli_hooks,
     cli_notes,
     cli_sessions,
+    cli_importing,
 ):
     _commands.register(cli)
 
