@@ -302,3 +302,184 @@ def write_claude(top: str, version: str, layout: str = "nested", tool: str = "Ag
         with open(os.path.join(where, f"agent-{agent_id}.jsonl"), "w") as fh:
             fh.write(text)
     return path
+
+
+def codex_rollout(version: str, new: bool = True) -> str:
+    """A rollout: typed prompt, exec + apply_patch, web search, repeated and
+    growing token counts, an aborted turn."""
+    out: list[str] = []
+    second = [0]
+
+    def put(kind: str, payload: dict[str, Any]) -> None:
+        second[0] += 1
+        stamp = f"2026-08-28T10:00:{second[0]:02d}.000Z"
+        out.append(_line({"timestamp": stamp, "type": kind, "payload": payload}))
+
+    def tokens(inp: int, cached: int, outp: int, reasoning: int) -> None:
+        total = {
+            "input_tokens": inp,
+            "cached_input_tokens": cached,
+            "output_tokens": outp,
+            "reasoning_output_tokens": reasoning,
+            "total_tokens": inp + outp,
+        }
+        put(
+            "event_msg",
+            {
+                "type": "token_count",
+                "info": {
+                    "total_token_usage": total,
+                    "last_token_usage": total,
+                    "model_context_window": 400000,
+                },
+                "rate_limits": None,
+            },
+        )
+
+    meta = {
+        "id": CODEX_SESSION,
+        "timestamp": "2026-08-28T10:00:00.000Z",
+        "cwd": "/synthetic/repo",
+        "originator": "codex_cli_rs",
+        "cli_version": version,
+        "source": "cli",
+        "model_provider": "openai",
+    }
+    meta["base_instructions" if new else "instructions"] = {"text": "You are Codex."}
+    put("session_meta", meta)
+    put(
+        "response_item",
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {
+                    "type": "input_text",
+                    "text": "<environment_context>cwd=/synthetic/repo</environment_context>",
+                }
+            ],
+        },
+    )
+    put(
+        "turn_context",
+        {
+            "turn_id": "turn-1",
+            "cwd": "/synthetic/repo",
+            "model": "gpt-5.5",
+            "effort": "high",
+            "summary": "none",
+        },
+    )
+    put("event_msg", {"type": "task_started", "turn_id": "turn-1"})
+    put(
+        "response_item",
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "Make the retry test pass"}],
+        },
+    )
+    put("event_msg", {"type": "user_message", "message": "Make the retry test pass"})
+    put(
+        "response_item",
+        {"type": "reasoning", "summary": [], "content": None, "encrypted_content": "gAAAAA"},
+    )
+    put(
+        "response_item",
+        {
+            "type": "function_call",
+            "name": "exec_command",
+            "call_id": "c1",
+            "arguments": json.dumps({"cmd": "go test ./... -run TestRetry"}),
+        },
+    )
+    put(
+        "response_item",
+        {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": "Chunk ID: 1\nProcess exited with code 1\nOutput:\nFAIL",
+        },
+    )
+    tokens(12000, 8000, 700, 300)
+    tokens(12000, 8000, 700, 300)  # repeated: counted once
+    put(
+        "response_item",
+        {
+            "type": "custom_tool_call",
+            "status": "completed",
+            "call_id": "c2",
+            "name": "apply_patch",
+            "input": "*** Begin Patch\n*** Update File: src/retry.go\n@@\n-old\n+new\n*** End Patch\n",
+        },
+    )
+    put(
+        "response_item",
+        {
+            "type": "custom_tool_call_output",
+            "call_id": "c2",
+            "output": json.dumps(
+                {
+                    "output": "Success. Updated the following files:\nM src/retry.go\n",
+                    "metadata": {"exit_code": 0, "duration_seconds": 0.1},
+                }
+            ),
+        },
+    )
+    put(
+        "response_item",
+        {
+            "type": "web_search_call",
+            "status": "completed",
+            "action": {"type": "search", "query": "go retry backoff"},
+        },
+    )
+    put(
+        "response_item",
+        {
+            "type": "function_call",
+            "name": "exec_command",
+            "call_id": "c3",
+            "arguments": json.dumps({"cmd": "go test ./..."}),
+        },
+    )
+    put(
+        "response_item",
+        {
+            "type": "function_call_output",
+            "call_id": "c3",
+            "output": "Process exited with code 0\nOutput:\nok",
+        },
+    )
+    tokens(30000, 20000, 1500, 600)
+    put(
+        "response_item",
+        {
+            "type": "message",
+            "role": "assistant",
+            "phase": "final_answer",
+            "content": [{"type": "output_text", "text": "The retry test passes."}],
+        },
+    )
+    tokens(31000, 20500, 1600, 600)
+    put(
+        "event_msg",
+        {
+            "type": "task_complete",
+            "turn_id": "turn-1",
+            "last_agent_message": "The retry test passes.",
+        },
+    )
+    put("turn_context", {"turn_id": "turn-2", "model": "gpt-5.5-mini"})
+    put("event_msg", {"type": "user_message", "message": "Now add a benchmark"})
+    put(
+        "response_item",
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Starting."}],
+        },
+    )
+    tokens(35000, 22000, 1700, 650)
+    put("event_msg", {"type": "turn_aborted", "reason": "interrupted"})
+    return "".join(out)

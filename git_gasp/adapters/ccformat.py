@@ -10,6 +10,8 @@ import json
 import re
 from typing import Any
 
+from git_gasp.adapters.lines import Record
+
 TESTED = ((1, 0, 0), (2, 1, 299))  # the versions the fixtures cover
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "mcp__acp__Write", "mcp__acp__Edit")
 SUBAGENT_TOOLS = ("Agent", "Task")
@@ -104,3 +106,17 @@ def input_text(name: str, given: Any) -> str:
 
 def digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Message:
+    """The lines of one assistant message, gathered."""
+
+    def __init__(self, msg_id: str, rec: Record, ms: int, frame: str | None) -> None:
+        self.id = msg_id
+        self.rec = rec
+        self.ms = ms
+        self.frame = frame
+        self.blocks: list[dict[str, Any]] = []
+        self.usage: Any = None
+        self.model = ""
+        self.stop: Any = None

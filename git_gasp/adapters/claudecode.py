@@ -51,18 +51,6 @@ class Session(NamedTuple):
     subagents: Mapping[str, Source]  # agent id -> its file
 
 
-class _Message:
-    def __init__(self, msg_id: str, rec: Record, ms: int, frame: str | None) -> None:
-        self.id = msg_id
-        self.rec = rec
-        self.ms = ms
-        self.frame = frame
-        self.blocks: list[dict[str, Any]] = []
-        self.usage: Any = None
-        self.model = ""
-        self.stop: Any = None
-
-
 def project(
     session: Session,
     actor: Actor,
@@ -110,7 +98,7 @@ class _Walk:
             for r in recs
             if r.value.get("isCompactSummary")
         }
-        message: _Message | None = None
+        message: F.Message | None = None
         for rec in active(recs, self.diag, self.em):
             value = rec.value
             uid = value.get("uuid")
@@ -145,8 +133,8 @@ class _Walk:
     # -- assistant messages -------------------------------------------------------
 
     def _assistant(
-        self, rec: Record, message: _Message | None, ms: int, frame: str | None
-    ) -> _Message | None:
+        self, rec: Record, message: F.Message | None, ms: int, frame: str | None
+    ) -> F.Message | None:
         value = rec.value
         msg = value.get("message")
         if not isinstance(msg, dict):
@@ -169,7 +157,7 @@ class _Walk:
             self._late_usage(msg_id, msg, ms)
             return None
         if message is None:
-            message = _Message(msg_id, rec, ms, frame)
+            message = F.Message(msg_id, rec, ms, frame)
         content = msg.get("content")
         if isinstance(content, list):
             message.blocks.extend(b for b in content if isinstance(b, dict))
@@ -191,7 +179,7 @@ class _Walk:
         meta = {"message_id": msg_id, "usage": usage, "session": self.em.session}
         self.em.model_finished(key, str(msg.get("model") or ""), ms, meta)
 
-    def _flush(self, message: _Message) -> None:
+    def _flush(self, message: F.Message) -> None:
         self.diag.recognised += 1
         texts, thinking, tools = [], [], []
         for block in message.blocks:

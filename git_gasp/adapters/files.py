@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from git_gasp.adapters.claudecode import Session
+from git_gasp.adapters.codex import CodexSession
 from git_gasp.adapters.lines import Source
 from git_gasp.errors import USAGE, GaspError
 
@@ -130,10 +131,10 @@ def claude_sessions(paths: Iterable[str]) -> list[Session]:
         if not name.startswith("agent-"):
             continue
         source = read_source(path)
-        sid = _parent_session(path) or _first_field(source.text, "sessionId")
-        if sid is None:
+        parent = _parent_session(path) or _first_field(source.text, "sessionId")
+        if parent is None:
             raise GaspError(f"{path}: a subagent file whose session is unknown", None, USAGE)
-        subs.setdefault(sid, {})[name.removeprefix("agent-").removesuffix(".jsonl")] = source
+        subs.setdefault(parent, {})[name.removeprefix("agent-").removesuffix(".jsonl")] = source
     order = list(mains) + [s for s in subs if s not in mains]
     return [Session(s, mains.get(s, []), subs.get(s, {})) for s in order]
 
@@ -206,11 +207,71 @@ def codex_defaults(
         if since is not None and os.path.getmtime(path) < since.timestamp():
             continue
         if project is not None:
-            meta = _first_field(read_source(path).text.split("\n", 1)[0], "cwd")
-            if meta is None or os.path.abspath(meta) != os.path.abspath(project):
+            cwd = _session_meta(read_source(path)).get("cwd")
+            if not isinstance(cwd, str) or os.path.abspath(cwd) != os.path.abspath(project):
                 continue
         found.append(path)
     return found
+
+
+def codex_sessions(paths: Iterable[str]) -> list[CodexSession]:
+    """Group rollouts by thread; a subagent thread goes inside its parent's
+    run when the parent is imported with it."""
+    threads: dict[str, list[Source]] = {}
+    parents: dict[str, str] = {}
+    for path in expand(paths, CODEX_SUFFIXES):
+        source = read_source(path)
+        meta = _session_meta(source)
+        thread = meta.get("id")
+        if not isinstance(thread, str):
+            thread = os.path.basename(path).split(".")[0].removeprefix("rollout-")
+        threads.setdefault(thread, []).append(source)
+        parent = _parent_thread(meta)
+        if parent is not None:
+            parents[thread] = parent
+    out = []
+    for thread, sources in threads.items():
+        if parents.get(thread) in threads:
+            continue
+        children = {t: threads[t][0] for t, p in parents.items() if p == thread}
+        out.append(CodexSession(thread, sources, children))
+    return out
+
+
+def _session_meta(source: Source) -> dict[str, object]:
+    try:
+        value = json.loads(source.text.split("\n", 1)[0])
+    except ValueError:
+        return {}
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if (
+        isinstance(value, dict)
+        and value.get("type") == "session_meta"
+        and isinstance(payload, dict)
+    ):
+        return payload
+    return {}
+
+
+def _parent_thread(meta: dict[str, object]) -> str | None:
+    """A subagent thread's parent: ``source.subagent`` names it (searched for a
+    ``parent_thread_id``), else ``forked_from_id`` of a subagent thread."""
+    source = meta.get("source")
+    child = meta.get("thread_source") == "subagent" or (
+        isinstance(source, dict) and "subagent" in source
+    )
+    if not child:
+        return None
+    stack: list[object] = [source]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "parent_thread_id" and isinstance(value, str):
+                    return value
+                stack.append(value)
+    forked = meta.get("forked_from_id")
+    return forked if isinstance(forked, str) else None
 
 
 def _where_hint(agent: str) -> str:
