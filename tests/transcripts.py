@@ -315,7 +315,16 @@ def codex_rollout(version: str, new: bool = True) -> str:
         stamp = f"2026-08-28T10:00:{second[0]:02d}.000Z"
         out.append(_line({"timestamp": stamp, "type": kind, "payload": payload}))
 
+    last = {
+        "input_tokens": 0,
+        "cached_input_tokens": 0,
+        "output_tokens": 0,
+        "reasoning_output_tokens": 0,
+        "total_tokens": 0,
+    }
+
     def tokens(inp: int, cached: int, outp: int, reasoning: int) -> None:
+        """A cumulative total and the last call's usage (its delta), as Codex writes them."""
         total = {
             "input_tokens": inp,
             "cached_input_tokens": cached,
@@ -323,19 +332,26 @@ def codex_rollout(version: str, new: bool = True) -> str:
             "reasoning_output_tokens": reasoning,
             "total_tokens": inp + outp,
         }
+        delta = {k: v - last[k] for k, v in total.items()}
+        if not any(delta.values()):
+            delta = dict(previous)  # a repeated event repeats both figures
+        previous.clear()
+        previous.update(delta)
+        last.update(total)
         put(
             "event_msg",
             {
                 "type": "token_count",
                 "info": {
                     "total_token_usage": total,
-                    "last_token_usage": total,
+                    "last_token_usage": delta,
                     "model_context_window": 400000,
                 },
                 "rate_limits": None,
             },
         )
 
+    previous: dict[str, int] = {}
     meta = {
         "id": CODEX_SESSION,
         "timestamp": "2026-08-28T10:00:00.000Z",

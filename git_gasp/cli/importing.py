@@ -10,7 +10,7 @@ import click
 
 from git_gasp import git, output
 from git_gasp.cli.options import JSON, WORKER, emit
-from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
+from git_gasp.errors import OK, USAGE, GaspError
 
 AGENT_REPO = click.option(
     "-C",
@@ -167,7 +167,7 @@ def usage(
     root = agent_repo(repo)
     report = read_usage(root, rev_range, by, pricing)
     emit(as_json, report, usage_text(report))
-    return OK if report["rows"] or as_json else FINDINGS
+    return OK
 
 
 def register(cli: click.Group) -> None:
