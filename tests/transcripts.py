@@ -426,7 +426,8 @@ def codex_rollout(version: str, new: bool = True) -> str:
             "status": "completed",
             "call_id": "c2",
             "name": "apply_patch",
-            "input": "*** Begin Patch\n*** Update File: src/retry.go\n@@\n-old\n+new\n*** End Patch\n",
+            "input": "*** Begin Patch\n*** Update File: src/retry.go\n"
+            "@@\n-old\n+new\n*** End Patch\n",
         },
     )
     put(
