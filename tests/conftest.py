@@ -4,12 +4,37 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
-from git_gasp.agent.fixture import fixture_files
+
+def _share_bytecode() -> None:
+    """Compile the package once, not in every process the tests spawn.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set (as on the machines this project
+    runs on), each of the thousands of hook and CLI processes the tests start
+    compiled git_gasp and its dependencies from source. Here the variable is
+    dropped for this process and its children, and their bytecode goes to one
+    cache outside the work tree (``PYTHONPYCACHEPREFIX``), which every pytest
+    worker and every child shares: Python checks each entry against its
+    source's mtime and size, so the cache can outlive a run. A prefix the
+    caller already chose is kept.
+    """
+    if "PYTHONPYCACHEPREFIX" not in os.environ:
+        cache = Path(tempfile.gettempdir()) / f"git-gasp-tests-pycache-{os.getuid()}"
+        os.environ["PYTHONPYCACHEPREFIX"] = str(cache)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
+
+
+_share_bytecode()
+
+from git_gasp.agent.fixture import fixture_files  # noqa: E402
 
 HERMETIC = {
     "GIT_AUTHOR_NAME": "Test Author",

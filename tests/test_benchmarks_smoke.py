@@ -1,4 +1,5 @@
-"""Smoke tests for the benchmark generator (benchmarks/generate.py).
+"""Smoke tests for the benchmark generator (benchmarks/generate.py and the
+modules it uses: agentsim, logs, repofiles).
 
 A generated history must be a conformant agent repository (all seven checks
 pass), one that git-gasp's writer can continue, and deterministic. No timings
@@ -24,6 +25,8 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import generate as gen  # noqa: E402
+from logs import log_text  # noqa: E402
+from repofiles import AGENT_ID  # noqa: E402
 
 RUN_KINDS = {
     "run.started",
@@ -105,7 +108,7 @@ def test_generated_history_can_be_continued(
 
     with Agent.open(str(repo), worker="bench-smoke") as agent:
         assert agent.open_run is None
-        assert agent.actor.id == gen.AGENT_ID
+        assert agent.actor.id == AGENT_ID
         run_id = agent.start_run("continue the generated history")
         goal = agent.record_goal(None, "Keep retries reliable", "after the generated runs")
         agent.record_observation(None, "counter persisted", "the counter survives a timeout")
@@ -133,11 +136,11 @@ def test_generator_is_deterministic(tmp_path: Path) -> None:
 
 
 def test_log_text_has_the_requested_events_and_kinds() -> None:
-    text = gen.log_text(events=2000, target_bytes=1_000_000, seed=5)
+    text = log_text(events=2000, target_bytes=1_000_000, seed=5)
     lines = text.splitlines()
     assert len(lines) == 2000
     assert abs(len(text.encode()) - 1_000_000) < 150_000
     kinds = Counter(json.loads(line)["kind"] for line in lines)
     assert RUN_KINDS <= set(kinds)
     assert kinds["state.ops_applied"] == 1000
-    assert text == gen.log_text(events=2000, target_bytes=1_000_000, seed=5)
+    assert text == log_text(events=2000, target_bytes=1_000_000, seed=5)

@@ -10,15 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_gasp.agent.fixture import fixture_files
-from git_gasp.core.change import (
-    appended_chunk,
-    check_control_plane,
-    check_facts,
-    check_identity,
-    check_lines,
-    edit_finding,
-    judge_log_change,
-)
+from git_gasp.core.agentfiles import check_control_plane, check_identity
+from git_gasp.core.appendedevents import check_facts
+from git_gasp.core.change import appended_chunk, check_lines, edit_finding, judge_log_change
 from git_gasp.core.event import Actor, Event
 from git_gasp.core.logcontext import LogContext, context_of
 
@@ -251,7 +245,7 @@ def test_secrets_spelled_with_json_escapes_are_found() -> None:
 
 
 def test_attribute_changes_judged_on_plain_data() -> None:
-    from git_gasp.core.change import check_attributes
+    from git_gasp.core.attributes import check_attributes
 
     log = "state/events.jsonl"
     off = {log: {"text": "unset"}}
@@ -277,7 +271,7 @@ def test_attribute_changes_judged_on_plain_data() -> None:
 
 
 def test_an_agent_in_a_subdirectory_is_named() -> None:
-    from git_gasp.hooks.changes import nested_agents, nested_warning
+    from git_gasp.hooks.steps import nested_agents, nested_warning
 
     paths = ["AGENT.md", "state/events.jsonl", "agents/bot/AGENT.md", "x/y/state/events.jsonl"]
     assert nested_agents(paths) == ["agents/bot", "x/y"]

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from git_gasp.agent.identity import compute, set_identity_hash
+from git_gasp.agent.identity import set_identity_hash
+from git_gasp.restore.identity import compute
 
 from .conftest import git
 from .conftest import run_cli as main
@@ -570,7 +571,7 @@ def test_a_range_that_names_no_commit_is_an_error(
     import io
 
     from git_gasp.errors import GaspError
-    from git_gasp.hooks import hooking
+    from git_gasp.hooks import commithooks
 
     out = tmp_path / "written"
     for start, end in (
@@ -580,7 +581,7 @@ def test_a_range_that_names_no_commit_is_an_error(
     ):
         env = {"PRE_COMMIT_FROM_REF": start, "PRE_COMMIT_TO_REF": end}
         with pytest.raises(GaspError, match="names no commit") as caught:
-            hooking.pre_commit(str(work), io.StringIO(), env)
+            commithooks.pre_commit(str(work), io.StringIO(), env)
         assert caught.value.exit_code == 2
     assert not out.exists()
 

@@ -6,7 +6,15 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "git_gasp"
-IMPURE_MODULES = {"subprocess", "click", "dulwich", "git_gasp.git.repo", "git_gasp.store.worktree"}
+GIT_MODULES = ("process", "refs", "history", "objects", "paths", "config", "notes", "clone")
+IMPURE_MODULES = {
+    "subprocess",
+    "click",
+    "dulwich",
+    "git_gasp.git",
+    *(f"git_gasp.git.{name}" for name in GIT_MODULES),
+    "git_gasp.store.worktree",
+}
 IMPURE_CALLS = {"open", "getenv", "environ", "system", "popen", "listdir", "walk"}
 
 

@@ -575,6 +575,7 @@ def count_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         calls.append(list(args))
         return real_attempt(cwd, args, *a, **k)
 
+    # the namespace passes a replaced name on to the adapter's own modules
     monkeypatch.setattr(gitrepo, "run", run)
     monkeypatch.setattr(gitrepo, "attempt", attempt)
     return calls

@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LOG = "state/events.jsonl"
 SOURCES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "git_gasp", "man")
 
+# one worker builds the module's hook repository and pre-commit environments
+pytestmark = pytest.mark.xdist_group("pre-commit-framework")
+
 
 def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

@@ -27,6 +27,7 @@ from git_gasp.agent.runs import close_run
 from git_gasp.cli.record import record as record_group
 from git_gasp.cli.root import main
 from git_gasp.core import payloads as P
+from git_gasp.core import runpayloads
 from git_gasp.core.event import Actor
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
@@ -201,12 +202,14 @@ def tell_the_story(agent: Agent) -> dict[str, str]:
             "frame_2", "retry investigation", "working set for the retry fix", parent="frame_1"
         ),
         "snapshot": agent.record_project_snapshot(
-            P.project_ref("yoyo-evolve", "main", "abc1234"), [COMMIT], node_id="snapshot_abc1234"
+            runpayloads.project_ref("yoyo-evolve", "main", "abc1234"),
+            [COMMIT],
+            node_id="snapshot_abc1234",
         ),
         "artifact": agent.attach_artifact("patch_9", COMMIT),
         # the two low-level ops-only helpers (record_eval_result, record_decision)
         "eval_result": agent.record(
-            P.ops_only(
+            runpayloads.ops_only(
                 [
                     P.create_node("eval_6", "eval", {"command": "cargo test", "passed": True}),
                     P.relation("patch_9", "validated_by", "eval_6", {"passed": True}),
@@ -214,7 +217,7 @@ def tell_the_story(agent: Agent) -> dict[str, str]:
             )
         ).id,
         "low_decision": agent.record(
-            P.ops_only(
+            runpayloads.ops_only(
                 [
                     P.create_node(
                         "decision_4", "decision", {"approved": True, "reason": "looks good"}
@@ -322,7 +325,7 @@ NEEDS_A_RUN: dict[str, Callable[[Agent], object]] = {
     "task-status": lambda a: a.update_task_status("task_1", "Done"),
     "patch-status": lambda a: a.update_patch_status("patch_1", "Promoted"),
     "artifact": lambda a: a.attach_artifact("goal_1", COMMIT),
-    "project-snapshot": lambda a: a.record_project_snapshot(P.project_ref("r")),
+    "project-snapshot": lambda a: a.record_project_snapshot(runpayloads.project_ref("r")),
     "model-call": lambda a: a.record_model_call("m", "p"),
     "model-finished": lambda a: a.record_model_finished("m", "o"),
     "tool-call": lambda a: a.record_tool_call("t", "i"),
@@ -447,7 +450,9 @@ def test_re_recording_an_existing_entity_is_refused(agent: Agent, repo: Path, ki
 RECREATE_RAW: dict[str, Callable[[Agent], object]] = {
     "model-call": lambda a: a.record_model_call("m", "p", node_id="goal_1"),
     "tool-call": lambda a: a.record_tool_call("t", "i", node_id="goal_1"),
-    "project-snapshot": lambda a: a.record_project_snapshot(P.project_ref("r"), node_id="goal_1"),
+    "project-snapshot": lambda a: a.record_project_snapshot(
+        runpayloads.project_ref("r"), node_id="goal_1"
+    ),
     "ops": lambda a: a.apply_ops([P.create_node("goal_1", "goal", {})]),
 }
 

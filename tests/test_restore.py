@@ -21,14 +21,11 @@ from git_gasp.agent.init import init_repo
 from git_gasp.agent.projecting import write_snapshot
 from git_gasp.agent.runs import close_run
 from git_gasp.cli import root as cli
+from git_gasp.core.agentmanifest import ManifestError, parse_manifest
+from git_gasp.core.executorconfig import set_executor_values
 from git_gasp.core.fold import fold
 from git_gasp.core.locations import MAX_PATHS, parse_locations
 from git_gasp.core.log import parse_log
-from git_gasp.core.restorereport import (
-    ManifestError,
-    parse_manifest,
-    set_executor_values,
-)
 
 from .conftest import commit_all, git
 
@@ -315,7 +312,8 @@ def test_the_file_cap_is_configurable(
     """gasp.maxFileBytes caps what restore and the read side take as text:
     AGENT.md, each identity file, each SKILL.md (from the user's git
     configuration, which a clone sees too)."""
-    from git_gasp.agent import identity
+    from git_gasp.agent.identity import set_identity_hash
+    from git_gasp.restore.identity import compute
 
     (source / "skills" / "big").mkdir(parents=True)
     (source / "skills" / "big" / "SKILL.md").write_text(
@@ -323,7 +321,7 @@ def test_the_file_cap_is_configurable(
     )
     (source / "identity" / "long.md").write_text("y" * 3000 + "\n")
     manifest = source / "AGENT.md"
-    text = identity.set_identity_hash(manifest.read_text(), identity.compute(str(source)))
+    text = set_identity_hash(manifest.read_text(), compute(str(source)))
     manifest.write_text(text)
     commit_all(source, "a big skill and a long identity file")
     report = restore_json(capsys, url(source), str(tmp_path / "r0"))  # the defaults hold them
@@ -638,7 +636,7 @@ def test_an_entry_that_is_no_newer_snapshot_keeps_the_quick_path(
 ) -> None:
     """A .gitkeep, or an older snapshot the quick path cannot use, does not
     send every restore to the careful path (a full parse)."""
-    from git_gasp.restore.restoring import _fold_from_snapshot
+    from git_gasp.restore.seededfold import _fold_from_snapshot
 
     repo, snapshot = _snapshotted(tmp_path)
     (repo / "snapshots" / ".gitkeep").write_text("")
@@ -673,7 +671,7 @@ def test_a_verified_snapshot_seeds_the_restore(
     assert (folded["nodes"], folded["version"]) == (len(full.nodes), full.version)
     # the seeded graph itself equals the full fold, node for node
     from git_gasp.core.graph import graphs_equal
-    from git_gasp.restore.restoring import fold_log
+    from git_gasp.restore.seededfold import fold_log
 
     info, seeded = fold_log(str(dest), "state/events.jsonl", None)
     assert info.seeded_from is not None and graphs_equal(seeded.graph(), full)

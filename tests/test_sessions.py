@@ -24,14 +24,9 @@ from git_gasp.check.conformance import run_all
 from git_gasp.core.log import parse_log
 from git_gasp.core.notes import NoteRecord, parse_note
 from git_gasp.hooks import sessiontrailer as sessionhooks
-from git_gasp.sessions.query import (
-    commit_sessions,
-    is_squash,
-    line_ranges,
-    parse_blame,
-    parse_target,
-)
+from git_gasp.sessions.query import commit_sessions, is_squash
 from git_gasp.sessions.transcripts import ARTIFACT_KIND
+from git_gasp.sessions.who import line_ranges, parse_blame, parse_target
 
 from .conftest import HERMETIC, git
 from .conftest import run_cli as main

@@ -1,9 +1,6 @@
-"""The identity hash of an agent repository, verified and committed (§9.2, §9.7).
+"""Committing an agent's identity change (§9.7), with its new hash (§9.2).
 
-``hash`` and ``verify`` read the working tree exactly as check 6 does (the
-§9.2 recipe over ``identity/``, untracked files included), but refuse a
-symlink under ``identity/`` that leads out of the repository.
-
+Computing and verifying the hash (a read) is :mod:`git_gasp.restore.identity`.
 :func:`commit_identity` is the human-gated identity change (commit rule 4):
 one commit holding the staged ``identity/`` change, ``AGENT.md`` with only its
 ``identity_hash`` value rewritten, and a ``decision.created`` event (status
@@ -13,94 +10,19 @@ one commit holding the staged ``identity/`` change, ``AGENT.md`` with only its
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from git_gasp import git
 from git_gasp.core.log import RUST_WHITESPACE
-from git_gasp.core.manifest import FENCE, declared_identity_hash, identity_hash
-from git_gasp.core.repochecks import Identity
-from git_gasp.core.repochecks import _verify_identity as verify_manifest
+from git_gasp.core.manifest import FENCE
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.store.worktree import EVENTS_PATH, identity_files, os_error
+from git_gasp.restore.identity import IDENTITY_DIR, compute, os_reason
+from git_gasp.restore.repofiles import MANIFEST
+from git_gasp.store.worktree import EVENTS_PATH
 
-MANIFEST = "AGENT.md"
-IDENTITY_DIR = "identity"
 ACTOR_KIND_ENV = "GASP_ACTOR_KIND"
 ACTOR_KIND_CONFIG = "gasp.actorKind"
 _KEY = "identity_hash:"
-
-
-class Verification(NamedTuple):
-    declared: str | None  # the manifest's identity_hash as written, if any
-    computed: str | None  # the §9.2 digest of the working tree, if computable
-    failures: tuple[str, ...]  # check 6's wording; empty when verified
-    notes: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
-    def to_value(self) -> dict[str, Any]:
-        return {
-            "declared": self.declared,
-            "computed": self.computed,
-            "verified": self.ok,
-            "failures": list(self.failures),
-            "notes": list(self.notes),
-        }
-
-
-def compute(root: str) -> str:
-    """The §9.2 identity hash of ``root``'s working tree (GaspError if it cannot be);
-    a symlink leading out of the repository is refused, not followed."""
-    try:
-        return identity_hash(identity_files(root))
-    except FileNotFoundError:
-        raise GaspError(
-            f"{root}: no identity/ directory or IDENTITY.md", "create identity/IDENTITY.md"
-        ) from None
-    except OSError as exc:
-        raise GaspError(f"cannot compute identity hash: {_why(exc)}", None, USAGE) from None
-
-
-def _why(exc: OSError) -> str:
-    return os_error(exc) if exc.errno else str(exc)
-
-
-def verify(root: str) -> Verification:
-    """Declared against computed, with check 6's failure wording."""
-    path = os.path.join(root, MANIFEST)
-    manifest: bytes | None = None
-    if os.path.isfile(path):
-        try:
-            with open(path, "rb") as fh:
-                manifest = fh.read()
-        except OSError:
-            manifest = b""
-    present = os.path.isdir(os.path.join(root, IDENTITY_DIR)) or os.path.isfile(
-        os.path.join(root, "IDENTITY.md")
-    )
-    digest, error = None, None
-    if present:
-        try:
-            digest = compute(root)
-        except GaspError as exc:
-            error = exc.message.removeprefix("cannot compute identity hash: ")
-    failures: list[str] = []
-    notes: list[str] = []
-    if manifest is None:
-        failures.append("AGENT.md manifest missing")
-    if not present:
-        failures.append(
-            "no identity/ directory or IDENTITY.md "
-            "(manifest-declared alternate locations are not yet checked)"
-        )
-    elif manifest is not None:
-        verify_manifest(Identity(True, manifest, digest, error), failures, notes)
-    declared = None
-    if manifest:
-        declared = declared_identity_hash(manifest.decode("utf-8", "replace")).raw
-    return Verification(declared, digest, tuple(failures), tuple(notes))
 
 
 # -- rewriting the manifest ------------------------------------------------------
@@ -181,12 +103,34 @@ def commit_identity(
     root: str, approved_by: str, reason: str, worker: str | None = None
 ) -> Committed:
     """Commit the staged identity/ change with the new hash and an approval decision."""
-    from git_gasp.agent.api import Agent
     from git_gasp.agent.runs import boundary_commit
-    from git_gasp.core.event import Actor
 
     approved_by = _one_line("--approved-by", approved_by)
     reason = _one_line("--reason", reason)
+    _refuse_unless_ready(root)
+    git.run(root, ["var", "GIT_COMMITTER_IDENT"])  # fail before writing anything
+    digest = compute(root)
+    path = os.path.join(root, MANIFEST)
+    original, text = _read_manifest(path)
+    updated = set_identity_hash(text, digest).encode("utf-8")
+    decision = _record_approval(root, worker, path, (original, updated), reason, approved_by)
+    message = commit_message(reason, approved_by, decision)
+    try:
+        commit = boundary_commit(root, message, [IDENTITY_DIR, MANIFEST, EVENTS_PATH])
+    except git.GitError as exc:
+        raise GaspError(
+            f"the commit failed: {exc.message}",
+            f"{MANIFEST} and the decision {decision} are written; fix the cause and commit "
+            f"{IDENTITY_DIR}/ {MANIFEST} {EVENTS_PATH} yourself",
+        ) from None
+    if commit is None:  # cannot happen: the decision changed the log
+        raise GaspError("nothing was committed", None, FINDINGS)
+    return Committed(commit, digest, decision, approved_by)
+
+
+def _refuse_unless_ready(root: str) -> None:
+    """Refuse an agent caller, and a work tree whose identity/ or AGENT.md
+    holds anything the commit would not cover exactly."""
     kind = actor_kind(root)
     if kind == "agent":
         raise GaspError(
@@ -219,17 +163,34 @@ def commit_identity(
             "changes only its identity_hash value",
             USAGE,
         )
-    git.run(root, ["var", "GIT_COMMITTER_IDENT"])  # fail before writing anything
-    digest = compute(root)
-    path = os.path.join(root, MANIFEST)
+
+
+def _read_manifest(path: str) -> tuple[bytes, str]:
+    """AGENT.md's bytes and text (GaspError if unreadable or not UTF-8)."""
     try:
         with open(path, "rb") as fh:
             original = fh.read()
-        text = original.decode("utf-8")
+        return original, original.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        why = _why(exc) if isinstance(exc, OSError) else "not valid UTF-8"
+        why = os_reason(exc) if isinstance(exc, OSError) else "not valid UTF-8"
         raise GaspError(f"cannot read {MANIFEST}: {why}", None, USAGE) from None
-    updated = set_identity_hash(text, digest).encode("utf-8")
+
+
+def _record_approval(
+    root: str,
+    worker: str | None,
+    path: str,
+    manifests: tuple[bytes, bytes],
+    reason: str,
+    approved_by: str,
+) -> str:
+    """Write the updated AGENT.md (``manifests``: before, after) and append
+    the approval decision, between runs; AGENT.md is put back if the decision
+    is not recorded. Returns the decision's id."""
+    from git_gasp.agent.api import Agent
+    from git_gasp.core.event import Actor
+
+    original, updated = manifests
     agent = Agent.open(root, worker=worker)
     try:
         if agent.open_run is not None:
@@ -239,7 +200,7 @@ def commit_identity(
             )
         _write(path, updated)
         try:
-            decision = agent.record_decision(
+            return agent.record_decision(
                 None, "Approved", reason, decided_by=Actor("user", approved_by)
             )
         except BaseException:
@@ -247,18 +208,6 @@ def commit_identity(
             raise
     finally:
         agent.close()
-    message = commit_message(reason, approved_by, decision)
-    try:
-        commit = boundary_commit(root, message, [IDENTITY_DIR, MANIFEST, EVENTS_PATH])
-    except git.GitError as exc:
-        raise GaspError(
-            f"the commit failed: {exc.message}",
-            f"{MANIFEST} and the decision {decision} are written; fix the cause and commit "
-            f"{IDENTITY_DIR}/ {MANIFEST} {EVENTS_PATH} yourself",
-        ) from None
-    if commit is None:  # cannot happen: the decision changed the log
-        raise GaspError("nothing was committed", None, FINDINGS)
-    return Committed(commit, digest, decision, approved_by)
 
 
 def _write(path: str, data: bytes) -> None:

@@ -18,8 +18,8 @@ from typing import Any
 
 import tomli_w
 
+import git_gasp.agent.projecting as projecting
 from git_gasp import git
-from git_gasp.agent import projecting
 from git_gasp.core.manifest import identity_hash
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.store import writer
@@ -91,6 +91,22 @@ def init_repo(
     commit: bool = True,
 ) -> list[str]:
     """Create the layout in ``directory``; returns the paths written."""
+    _refuse_target(directory, agent_id)
+    sources = _read_identity(identity)
+    _prepare_repo(directory, commit)
+    from git_gasp.hooks.install import configure_merge_driver
+
+    configure_merge_driver(directory, None)
+    written = _write_layout(directory, agent_id, sources, config_text(provider, model, runtime))
+    if commit:
+        _commit_layout(directory, agent_id, written)
+    return written
+
+
+def _refuse_target(directory: str, agent_id: str) -> None:
+    """A bad agent id, a target that is not a directory or is already an agent
+    repository, or one whose layout leads out of it: refused before anything
+    is written."""
     if not _AGENT_ID.fullmatch(agent_id):
         raise GaspError(
             f"agent id {agent_id!r} must be letters, digits, '.', '_' or '-'",
@@ -108,6 +124,10 @@ def init_repo(
             )
     if os.path.isdir(directory):
         refuse_escapes(directory)  # its memory/, state/... must not lead out of it
+
+
+def _read_identity(identity: Sequence[str]) -> list[tuple[str, bytes]]:
+    """The ``--identity`` files, as ``(file name, bytes)``."""
     sources = []
     for path in identity:
         try:
@@ -115,6 +135,12 @@ def init_repo(
                 sources.append((os.path.basename(path), fh.read()))
         except OSError as exc:
             raise GaspError(f"--identity {path}: {exc.strerror}", None, USAGE) from None
+    return sources
+
+
+def _prepare_repo(directory: str, commit: bool) -> None:
+    """Make the directory and its git repository if missing; with ``commit``,
+    refuse (undoing both) when git has no identity to commit with."""
     made_dir = not os.path.exists(directory)
     os.makedirs(directory, exist_ok=True)
     made_repo = not _is_repo(directory)
@@ -134,9 +160,12 @@ def init_repo(
                 'set one: git config --global user.name "NAME"; '
                 'git config --global user.email "EMAIL" (or use --no-commit)',
             ) from None
-    from git_gasp.hooks.install import configure_merge_driver
 
-    configure_merge_driver(directory, None)
+
+def _write_layout(
+    directory: str, agent_id: str, sources: list[tuple[str, bytes]], config: str
+) -> list[str]:
+    """Write every missing file of the layout; the paths written."""
     written: list[str] = []
 
     def create(rel: str, data: bytes) -> None:
@@ -153,23 +182,25 @@ def init_repo(
     create("state/events.jsonl", b"")
     create("memory/facts.jsonl", b"")
     create("journal/JOURNAL.md", b"# Journal\n\n")
-    create(".agent/config.toml", config_text(provider, model, runtime).encode())
+    create(".agent/config.toml", config.encode())
     written.append(projecting.regenerate_memory(directory))
     if _append_lines(os.path.join(directory, ".gitignore"), LOCAL_PATHS):
         written.append(".gitignore")
     if _append_lines(os.path.join(directory, ".gitattributes"), ATTRIBUTES):
         written.append(".gitattributes")
-    if commit:
-        git.run(directory, ["add", "--", *written])
-        message = f"init agent {agent_id}\n\nGASP layout written by git-gasp.\n"
-        try:
-            git.run(directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode())
-        except git.GitError as exc:
-            raise GaspError(
-                f"the layout is written and staged, but git could not commit it: {exc.message}",
-                "fix that (e.g. git config user.name / user.email), then run: git commit",
-            ) from None
     return written
+
+
+def _commit_layout(directory: str, agent_id: str, written: list[str]) -> None:
+    git.run(directory, ["add", "--", *written])
+    message = f"init agent {agent_id}\n\nGASP layout written by git-gasp.\n"
+    try:
+        git.run(directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode())
+    except git.GitError as exc:
+        raise GaspError(
+            f"the layout is written and staged, but git could not commit it: {exc.message}",
+            "fix that (e.g. git config user.name / user.email), then run: git commit",
+        ) from None
 
 
 def _is_repo(directory: str) -> bool:

@@ -6,9 +6,11 @@ import json
 import os
 import shutil
 
+import git_gasp.agent.validate as validate
 from git_gasp import git
-from git_gasp.agent import validate
-from git_gasp.agent.api import Agent, new_id
+from git_gasp.agent.api import Agent
+from git_gasp.agent.eventlog import new_id
+from git_gasp.core.executorconfig import parse_toml
 from git_gasp.core.fold import fold
 from git_gasp.core.log import describe_error, parse_log
 from git_gasp.core.projections import (
@@ -23,7 +25,6 @@ from git_gasp.core.projections import (
     snapshot_dir_name,
     snapshot_record,
 )
-from git_gasp.core.restorereport import parse_toml
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store import seeding, writer

@@ -22,8 +22,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+import git_gasp.agent.projecting as projecting
+import git_gasp.agent.validate as validate
 from git_gasp import git
-from git_gasp.agent import projecting, validate
 from git_gasp.agent.api import Agent
 from git_gasp.core.appendonly import Blob, check_worktree
 from git_gasp.errors import FINDINGS, USAGE, GaspError

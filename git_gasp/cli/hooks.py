@@ -143,12 +143,14 @@ def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
     lines on stdin. Violations are printed one per line; the exit status is
     1 when the hook rejects.
     """
-    from git_gasp.hooks import hooking
+    from git_gasp.hooks.protocol import stdin_lines
 
     root = _repo(repo)
     err = sys.stderr
     if hook == "pre-commit":
-        hooking.pre_commit(root, err)
+        from git_gasp.hooks.commithooks import pre_commit
+
+        pre_commit(root, err)
     elif hook == "prepare-commit-msg":
         if len(args) < 1:
             raise click.UsageError("prepare-commit-msg needs the message file")
@@ -163,18 +165,26 @@ def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
         from git_gasp.sessions import pushnotes as notehooks
 
         command = args[0] if args else os.environ.get("PRE_COMMIT_REWRITE_COMMAND", "")
-        notehooks.post_rewrite(root, command, hooking.stdin_lines(), err)
+        notehooks.post_rewrite(root, command, stdin_lines(), err)
     elif hook == "commit-msg":
         if len(args) < 1:
             raise click.UsageError("commit-msg needs the message file")
-        hooking.commit_msg(root, args[0], err)
+        from git_gasp.hooks.commithooks import commit_msg
+
+        commit_msg(root, args[0], err)
     elif hook == "pre-push":
-        lines = [] if os.environ.get("PRE_COMMIT_TO_REF") else hooking.stdin_lines()
-        hooking.pre_push(root, args[0] if args else None, lines, os.environ, err)
+        from git_gasp.hooks.pushhooks import pre_push
+
+        lines = [] if os.environ.get("PRE_COMMIT_TO_REF") else stdin_lines()
+        pre_push(root, args[0] if args else None, lines, os.environ, err)
     elif hook == "pre-receive":
-        _fail_closed(lambda: hooking.pre_receive(root, hooking.stdin_lines(), os.environ, err))
+        from git_gasp.hooks.serverhooks import pre_receive
+
+        _fail_closed(lambda: pre_receive(root, stdin_lines(), os.environ, err))
     else:
-        hooking.post_receive(root, hooking.stdin_lines(), os.environ)
+        from git_gasp.hooks.serverhooks import post_receive
+
+        post_receive(root, stdin_lines(), os.environ)
     return OK
 
 
@@ -214,7 +224,7 @@ def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
 
 def _fail_closed(action: Any) -> None:
     """An internal error in the server hook rejects the push, and says so."""
-    from git_gasp.hooks.hooking import Rejected
+    from git_gasp.hooks.protocol import Rejected
 
     try:
         action()
@@ -243,20 +253,22 @@ def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: boo
     """
     from git_gasp import git
     from git_gasp.hooks import changes
+    from git_gasp.hooks.steps import index_step, nested_warning
+    from git_gasp.sessions.notecommits import commit_steps
 
     root = _repo(repo)
     if staged and rev_range is not None:
         raise click.UsageError("--staged judges the index; it takes no REV-RANGE")
     if staged:
-        steps = [changes.index_step(root)]
+        steps = [index_step(root)]
     elif rev_range is None and git.head(root) is None:
         git.repo_info(root)  # not a repository at all: git's error
         steps = []  # no commits yet: nothing to judge
     else:
         walk = git.commit_walk(root, [rev_range or "HEAD", "--"])
-        steps = changes.commit_steps(root, walk)
+        steps = commit_steps(root, walk)
     found = changes.judge(root, steps)
-    warning = changes.nested_warning(p for s in steps for p in s.paths)
+    warning = nested_warning(p for s in steps for p in s.paths)
     if warning:
         output.diag(warning)
     if as_json:
@@ -269,7 +281,7 @@ def validate(rev_range: str | None, staged: bool, repo: str | None, as_json: boo
             }
         )
     else:
-        from git_gasp.hooks.hooking import report
+        from git_gasp.hooks.protocol import report
 
         report(found, sys.stdout)
         n = len(found)

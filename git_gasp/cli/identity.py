@@ -18,7 +18,7 @@ def identity() -> None:
 @JSON
 def identity_hash_cmd(repo: str | None, as_json: bool) -> int:
     """Print the identity hash of identity/ (SHA-256 over its sorted files, as check 6)."""
-    from git_gasp.agent.identity import compute
+    from git_gasp.restore.identity import compute
 
     digest = compute(repo_root(repo))
     emit(as_json, {"format": "git-gasp.identity-hash/1", "identity_hash": digest}, digest)
@@ -30,7 +30,7 @@ def identity_hash_cmd(repo: str | None, as_json: bool) -> int:
 @JSON
 def identity_verify(repo: str | None, as_json: bool) -> int:
     """Compare AGENT.md's identity_hash with the hash of identity/ (check 6)."""
-    from git_gasp.agent.identity import verify
+    from git_gasp.restore.identity import verify
 
     result = verify(repo_root(repo))
     lines = [f"FAIL {f}" for f in result.failures] or [f"ok   {n}" for n in result.notes]
@@ -75,7 +75,8 @@ def skill() -> None:
 @JSON
 def skill_list(repo: str | None, as_json: bool) -> int:
     """List every skill: name, description, path and whether it is valid."""
-    from git_gasp.restore.restoring import declared_skills, file_cap
+    from git_gasp.restore.repofiles import file_cap
+    from git_gasp.restore.skills import declared_skills
 
     root = agent_repo_root(repo)
     skills = declared_skills(root, file_cap(root))
@@ -94,7 +95,8 @@ def skill_list(repo: str | None, as_json: bool) -> int:
 @JSON
 def skill_check(repo: str | None, as_json: bool) -> int:
     """Check every skill's SKILL.md (each skills location); exit 1 if any is invalid."""
-    from git_gasp.restore.restoring import declared_skills, file_cap
+    from git_gasp.restore.repofiles import file_cap
+    from git_gasp.restore.skills import declared_skills
 
     root = agent_repo_root(repo)
     skills = declared_skills(root, file_cap(root))

@@ -158,9 +158,9 @@ def verify(rev_range: str, repo: str | None, as_json: bool) -> int:
     log digests and run event ranges from the commit's state/events.jsonl.
     Exit 1 on a mismatch or a malformed note; a missing file is reported only.
     """
-    from git_gasp.sessions import notes as sessionnotes
+    from git_gasp.sessions import verification
 
-    reports = sessionnotes.verify(_repo(repo), rev_range)
+    reports = verification.verify(_repo(repo), rev_range)
     counts = Counter(v.status for r in reports for v in r.records)
     bad = counts["mismatch"] > 0 or any(r.problems for r in reports)
     if as_json:

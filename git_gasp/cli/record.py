@@ -11,12 +11,13 @@ from typing import Any
 
 import click
 
-from git_gasp.agent import recording
+from git_gasp.agent import recordarguments, recording
+from git_gasp.agent.recordfields import Field, Kind
 from git_gasp.cli.options import JSON, REPO, WORKER, emit, repo_root
 from git_gasp.errors import OK
 
 
-def _payload(kind: recording.Kind) -> Callable[[Any], Any]:
+def _payload(kind: Kind) -> Callable[[Any], Any]:
     keys = ", ".join(dict.fromkeys(f.name.split(".")[0] for f in kind.fields))
     return click.option(
         "--payload-json",
@@ -45,7 +46,7 @@ _ALLOW_MISSING = click.option(
 )
 
 
-def _option(field: recording.Field) -> Callable[[Any], Any]:
+def _option(field: Field) -> Callable[[Any], Any]:
     if field.positional:
         return click.argument(field.dest, metavar=field.metavar, required=False)
     text = field.help + (" Required unless in --payload-json." if field.required else "")
@@ -62,7 +63,7 @@ def _option(field: recording.Field) -> Callable[[Any], Any]:
     )
 
 
-def _command(kind: recording.Kind) -> click.Command:
+def _command(kind: Kind) -> click.Command:
     def callback(
         repo: str | None,
         worker: str | None,
@@ -71,7 +72,7 @@ def _command(kind: recording.Kind) -> click.Command:
         allow_missing: bool,
         **flags: Any,
     ) -> int:
-        kwargs = recording.arguments(kind, payload_json, flags)
+        kwargs = recordarguments.arguments(kind, payload_json, flags)
         made = recording.record(repo_root(repo), worker, kind, kwargs, allow_missing)
         emit(as_json, made._asdict(), made.id)
         return OK

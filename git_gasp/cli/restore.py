@@ -22,7 +22,7 @@ _CONTEXT = click.option(
 def emit(
     report: dict[str, object], as_json: bool, context: str | None, text: str, root: str
 ) -> None:
-    from git_gasp.core.restorereport import report_text
+    from git_gasp.core.restoretext import report_text
     from git_gasp.restore.restoring import write_context
 
     if context is not None:

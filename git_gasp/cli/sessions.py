@@ -24,7 +24,7 @@ def transcript_add(
     run_id: str, file: str, repo: str | None, worker: str | None, as_json: bool
 ) -> int:
     """Store FILE as transcripts/RUN.jsonl.gz and record its digest in the run's events."""
-    from git_gasp.sessions.transcripts import add_transcript
+    from git_gasp.agent.transcript import add_transcript
 
     with open_agent(repo, worker) as agent:
         added = add_transcript(agent, run_id, file)
@@ -64,8 +64,8 @@ def sessions(rev_range: str, repo: str | None, as_json: bool) -> int:
 @JSON
 def who(target: str, repo: str | None, as_json: bool) -> int:
     """Name the commits, runs and sessions that produced PATH (or one LINE of it) at HEAD."""
-    from git_gasp.sessions.query import who as find
-    from git_gasp.sessions.query import who_text, who_value
+    from git_gasp.sessions.who import who as find
+    from git_gasp.sessions.who import who_text, who_value
 
     found = find(repo or ".", target)
     if not found.commits and not as_json:

@@ -50,7 +50,7 @@ def handle_errors() -> Iterator[Result]:
         if not isinstance(result.code, int):
             result.code = OK
     except GaspError as exc:
-        from git_gasp.git.repo import GitError
+        from git_gasp.git.process import GitError
 
         message, hint = exc.message, exc.hint
         if isinstance(exc, GitError):  # git's own stderr: one line, a hint where we know one

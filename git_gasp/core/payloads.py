@@ -87,7 +87,7 @@ def _float(value: float | None) -> float | None:
     return None if value is None else float(value)
 
 
-def _meta(metadata: Json) -> Json:
+def metadata_value(metadata: Json) -> Json:
     return {} if metadata is None else metadata
 
 
@@ -96,7 +96,7 @@ def goal(
 ) -> Record:
     payload = {
         "id": goal_id,
-        "metadata": _meta(metadata),
+        "metadata": metadata_value(metadata),
         "owner": owner,
         "status": status,
         "summary": summary,
@@ -126,12 +126,17 @@ def task(
         "created_by": created_by,
         "goal": goal_id,
         "id": task_id,
-        "metadata": _meta(metadata),
+        "metadata": metadata_value(metadata),
         "status": status,
         "summary": summary,
         "title": title,
     }
-    props = {"metadata": _meta(metadata), "status": status, "summary": summary, "title": title}
+    props = {
+        "metadata": metadata_value(metadata),
+        "status": status,
+        "summary": summary,
+        "title": title,
+    }
     ops = [create_node(task_id, "task", props)]
     if goal_id is not None:
         ops.append(relation(task_id, "serves", goal_id))
@@ -143,12 +148,12 @@ def observation(
 ) -> Record:
     payload = {
         "id": obs_id,
-        "metadata": _meta(metadata),
+        "metadata": metadata_value(metadata),
         "observed_in": observed_in,
         "summary": summary,
         "title": title,
     }
-    props = {"metadata": _meta(metadata), "summary": summary, "title": title}
+    props = {"metadata": metadata_value(metadata), "summary": summary, "title": title}
     ops = [create_node(obs_id, "observation", props)]
     if observed_in is not None:
         ops.append(relation(obs_id, "observes", observed_in))
@@ -172,7 +177,7 @@ def hypothesis(
     payload = {
         "confidence": _float(confidence),
         "id": hyp_id,
-        "metadata": _meta(metadata),
+        "metadata": metadata_value(metadata),
         "summary": summary,
         "title": title,
     }
@@ -295,7 +300,7 @@ def evaluation(
     payload = {
         "command": command,
         "id": eval_id,
-        "metadata": _meta(metadata),
+        "metadata": metadata_value(metadata),
         "score": _float(score),
         "status": status,
     }
@@ -317,7 +322,7 @@ def decision(
     payload = {
         "decided_by": decided_by,
         "id": decision_id,
-        "metadata": _meta(metadata),
+        "metadata": metadata_value(metadata),
         "reason": reason,
         "status": status,
     }
@@ -332,119 +337,13 @@ def decision(
 def frame(frame_id: str, title: str, summary: str, parent: str | None, metadata: Json) -> Record:
     payload = {
         "id": frame_id,
-        "metadata": _meta(metadata),
+        "metadata": metadata_value(metadata),
         "parent": parent,
         "summary": summary,
         "title": title,
     }
-    props = {"metadata": _meta(metadata), "summary": summary, "title": title}
+    props = {"metadata": metadata_value(metadata), "summary": summary, "title": title}
     ops = [create_node(frame_id, "frame", props)]
     if parent is not None:
         ops.append(relation(frame_id, "contained_in_frame", parent))
     return Record("frame.created", payload, tuple(ops), frame_id)
-
-
-def run_started(run_id: str, task_text: str) -> Record:
-    ops = (create_node(run_id, "run", {"status": "started", "task": task_text}),)
-    return Record("run.started", {"run_id": run_id, "task": task_text}, ops, run_id)
-
-
-def run_finished(run_id: str, outcome: str, node_exists: bool = True) -> Record:
-    """``run.finished`` and its UpdateNode; a run whose ``run.started`` made no
-    node (the canonical fixture's ``run_42``) gets its node created instead,
-    so the run can still be closed and a fold skips nothing."""
-    props = {"outcome": outcome, "status": "finished"}
-    op = update_node(run_id, props) if node_exists else create_node(run_id, "run", props)
-    ops = (op,)
-    return Record("run.finished", {"outcome": outcome, "run_id": run_id}, ops, run_id)
-
-
-def model_call(
-    node_id: str,
-    run_id: str,
-    model: str,
-    prompt_summary: str,
-    output_summary: str | None,
-    metadata: Json,
-) -> Record:
-    payload = {
-        "id": node_id,
-        "metadata": _meta(metadata),
-        "model": model,
-        "output_summary": output_summary,
-        "prompt_summary": prompt_summary,
-        "run_id": run_id,
-    }
-    props = {k: v for k, v in payload.items() if k != "id"}
-    ops = (create_node(node_id, "model_call", props), relation(node_id, "produced_by", run_id))
-    return Record("model.called", payload, ops, node_id)
-
-
-def tool_call(
-    node_id: str,
-    run_id: str,
-    tool: str,
-    input_summary: str,
-    output_summary: str | None,
-    success: bool | None,
-    metadata: Json,
-) -> Record:
-    payload = {
-        "id": node_id,
-        "input_summary": input_summary,
-        "metadata": _meta(metadata),
-        "output_summary": output_summary,
-        "run_id": run_id,
-        "success": success,
-        "tool": tool,
-    }
-    props = {k: v for k, v in payload.items() if k != "id"}
-    ops = (create_node(node_id, "tool_call", props), relation(node_id, "produced_by", run_id))
-    return Record("tool.called", payload, ops, node_id)
-
-
-def model_finished(run_id: str, model: str, output_summary: str, metadata: Json) -> Record:
-    payload = {
-        "metadata": _meta(metadata),
-        "model": model,
-        "output_summary": output_summary,
-        "run_id": run_id,
-    }
-    return Record("model.finished", payload, (), run_id)
-
-
-def tool_finished(run_id: str, tool: str, output_summary: str, success: bool) -> Record:
-    payload = {"output_summary": output_summary, "run_id": run_id, "success": success, "tool": tool}
-    return Record("tool.finished", payload, (), run_id)
-
-
-def project_snapshot(
-    node_id: str, project: dict[str, Any], artifacts: Sequence[dict[str, Any]], metadata: Json
-) -> Record:
-    payload = {
-        "artifacts": list(artifacts),
-        "id": node_id,
-        "metadata": _meta(metadata),
-        "project": project,
-    }
-    ops = [
-        create_node(node_id, "project_snapshot", {"metadata": _meta(metadata), "project": project})
-    ]
-    ops += [attach(node_id, a) for a in artifacts]
-    return Record("project.snapshot_recorded", payload, tuple(ops), node_id)
-
-
-def project_ref(
-    repo: str, branch: str | None = None, commit: str | None = None, worktree: str | None = None
-) -> dict[str, Any]:
-    return {"branch": branch, "commit": commit, "repo": repo, "worktree": worktree}
-
-
-def attachment(node_id: str, art: dict[str, Any]) -> Record:
-    return Record(
-        "artifact.attached", {"artifact": art, "node_id": node_id}, (attach(node_id, art),), node_id
-    )
-
-
-def ops_only(ops: Sequence[dict[str, Any]]) -> Record:
-    return Record(None, None, tuple(ops), "")

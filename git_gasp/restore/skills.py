@@ -9,7 +9,10 @@ repository (an untrusted clone must not make git-gasp read other files).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
+from git_gasp.core.locations import parse_locations
+from git_gasp.core.manifest import MAX_MANIFEST_BYTES
 from git_gasp.core.skill import (
     MAX_SKILL_BYTES,
     SKILL_FILE,
@@ -18,6 +21,7 @@ from git_gasp.core.skill import (
     check_skill,
     missing_skill,
 )
+from git_gasp.restore.repofiles import MANIFEST, read_capped
 from git_gasp.store.worktree import inside, os_error
 
 
@@ -55,3 +59,20 @@ def read_skills(root: str, rel: str = SKILLS_DIR, cap: int | None = None) -> lis
             skill if rel == SKILLS_DIR else skill._replace(path=f"{rel}/{name}/{SKILL_FILE}")
         )
     return out
+
+
+def skills_at(root: str, rels: Sequence[str], cap: int | None) -> list[Skill]:
+    """Every skill under each of the skills locations ``rels``."""
+    out: list[Skill] = []
+    for rel in rels:
+        out += read_skills(root, rel, cap)
+    return out
+
+
+def declared_skills(root: str, cap: int | None = None) -> list[Skill]:
+    """Every skill under each skills location ``AGENT.md``'s Locations table
+    declares (``skills/`` when it declares none), read as restore reads them:
+    an AGENT.md over the cap is refused, never half read."""
+    data = read_capped(root, MANIFEST, cap or MAX_MANIFEST_BYTES, False, cap is not None)
+    locations, _ = parse_locations((data or b"").decode("utf-8", "replace"))
+    return skills_at(root, locations["skills"], cap)

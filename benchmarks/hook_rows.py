@@ -1,4 +1,4 @@
-"""Rows h, i, j of the benchmarks: the hooks (imported by run.py).
+"""Rows h, h', i and j of the benchmarks: the hooks.
 
 h   the pre-commit hook (``git gasp hooks run pre-commit``, a fresh process,
     interpreter start included) on a staged run (run.started, an observation
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import generate as gen
+from harness import TARGETS, Row, clone_repo, close_env, fmt_s, setup_round, verdict
 
 HOOK = [sys.executable, "-m", "git_gasp", "hooks", "run"]
 
@@ -36,10 +37,8 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 
 def _staged_run(repo: Path, work: Path, name: str, env: dict[str, str]) -> Path:
-    import run as bench
-
-    clone = bench.clone_repo(repo, work / name)
-    bench.setup_round(clone, env, name)
+    clone = clone_repo(repo, work / name)
+    setup_round(clone, env, name)
     gen._git(clone, "add", "--", "state/events.jsonl")
     return clone
 
@@ -58,15 +57,13 @@ def pre_commit(
         for _ in range(max(3, rounds // 2)):
             shutil.rmtree(cache, ignore_errors=True)
             cold.append(_run([*HOOK, "pre-commit"], clone, env))
-        # warm: the run closes through the installed hooks, whose pre-commit
-        # caches the context of the log it commits; then the next run is staged
-        import run as bench
-
-        cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
+            # warm: the run closes through the installed hooks, whose pre-commit
+            # caches the context of the log it commits; then the next run is staged
+            cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
         subprocess.run(cmd, cwd=clone, env=env, check=True, capture_output=True)
         close = ["git", "gasp", "run", "close", "--outcome", "benchmark"]
         subprocess.run(close, cwd=clone, env=env, check=True, capture_output=True)
-        bench.setup_round(clone, env, f"{label}-2")
+        setup_round(clone, env, f"{label}-2")
         gen._git(clone, "add", "--", "state/events.jsonl")
         warm = [_run([*HOOK, "pre-commit"], clone, env) for _ in range(rounds)]
         out[label] = {
@@ -98,8 +95,6 @@ def _bare(work: Path, name: str, hooked: bool, env: dict[str, str]) -> Path:
 
 def pre_receive(large: Path, work: Path, rounds: int, env: dict[str, str]) -> dict[str, Any]:
     """Rows i and j (see the module docstring)."""
-    import run as bench
-
     push = ["git", "push", "-q"]
     # j: the whole history to an empty server, hooked and not, alternating
     full_hooked, full_plain = [], []
@@ -112,10 +107,10 @@ def pre_receive(large: Path, work: Path, rounds: int, env: dict[str, str]) -> di
     shutil.rmtree(work / "hooks-j-p", ignore_errors=True)
     plain_server = _bare(work, "hooks-i-p", False, env)
     _run([*push, str(plain_server), "HEAD:refs/heads/main"], large, env)
-    clone = bench.clone_repo(large, work / "hooks-i-client")
+    clone = clone_repo(large, work / "hooks-i-client")
     added_hooked, added_plain, cold = [], [], None
     for n in range(rounds + 1):
-        bench.setup_round(clone, env, f"push-{n}")
+        setup_round(clone, env, f"push-{n}")
         subprocess.run(
             ["git", "gasp", "run", "close", "--outcome", f"push {n}"],
             cwd=clone,
@@ -146,3 +141,53 @@ def pre_receive(large: Path, work: Path, rounds: int, env: dict[str, str]) -> di
         ),
         "one_added_cold": cold,
     }
+
+
+def bench_hooks(
+    small: Path, large: Path, work: Path, rounds: int
+) -> tuple[list[Row], dict[str, Any]]:
+    """Rows h, h', i, j (see the module docstring)."""
+    env = close_env(work)
+    pc = pre_commit(small, large, work, rounds, env)
+    pr = pre_receive(large, work, rounds, env)
+    big, little = pc["large"]["warm"], pc["small"]["warm"]
+    ratio = big / little
+    rows = [
+        Row(
+            "h",
+            "pre-commit hook on a staged run, 600-commit history (whole process)",
+            f"<= {fmt_s(TARGETS['h'])}",
+            fmt_s(big),
+            f"{fmt_s(pc['interpreter'])} (python -c pass)",
+            "-",
+            verdict(big <= TARGETS["h"]),
+        ),
+        Row(
+            "h'",
+            "  vs the same on a 10-commit history",
+            f"<= {TARGETS['h_ratio']:.1f}x",
+            fmt_s(big),
+            fmt_s(little),
+            f"{ratio:.2f}x",
+            verdict(ratio <= TARGETS["h_ratio"]),
+        ),
+        Row(
+            "i",
+            "pre-receive: time added to `git push` of one run commit",
+            f"<= {fmt_s(TARGETS['i'])}",
+            fmt_s(pr["one_added"]),
+            f"{fmt_s(pr['one_plain'])} (push, no hook)",
+            f"{pr['one_hooked'] / pr['one_plain']:.2f}x",
+            verdict(pr["one_added"] <= TARGETS["i"]),
+        ),
+        Row(
+            "j",
+            "push of the whole history to an empty server, with the hook",
+            f"<= {fmt_s(TARGETS['j'])}",
+            fmt_s(pr["full_hooked"]),
+            f"{fmt_s(pr['full_plain'])} (no hook)",
+            f"{pr['full_hooked'] / pr['full_plain']:.2f}x",
+            verdict(pr["full_hooked"] <= TARGETS["j"]),
+        ),
+    ]
+    return rows, {"pre_commit": pc, "pre_receive": pr}

@@ -1,0 +1,130 @@
+"""Objects: look-ups in batches (``cat-file --batch-check``), blob contents
+through one long-lived ``cat-file --batch``, sizes of committed files, and
+searching a tree's contents."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from typing import IO, NamedTuple
+
+from git_gasp.core.appendonly import Blob
+from git_gasp.git.process import GitError, attempt, run
+from git_gasp.git.refs import head, repo_info
+
+
+class ObjectInfo(NamedTuple):
+    oid: str
+    type: str  # "blob", "tree", "commit", ...
+    size: int
+
+
+def object_info(path: str, specs: Sequence[str]) -> list[ObjectInfo | None]:
+    """For each ``<rev>:<path>`` (or ``:<path>`` for the index) spec, the
+    object there, or None if absent; one ``cat-file --batch-check``."""
+    if not specs:
+        return []
+    if any("\n" in s for s in specs):
+        # one spec per line: a newline would shift every later answer
+        raise GitError("a path name contains a newline; refusing to look it up")
+    payload = "".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape")
+    out = run(path, ["cat-file", "--batch-check"], stdin=payload).decode("utf-8", "surrogateescape")
+    result: list[ObjectInfo | None] = []
+    for line in out.split("\n")[: len(specs)]:
+        fields = line.split(" ")
+        if len(fields) == 3 and fields[2].isdigit():
+            result.append(ObjectInfo(fields[0], fields[1], int(fields[2])))
+        else:
+            result.append(None)  # "<spec> missing" or "ambiguous"
+    return result
+
+
+def blobs_at(path: str, specs: Sequence[str]) -> list[Blob | None]:
+    """For each ``<commit>:<path>`` spec, the blob there, or None if absent.
+
+    Raises GitError if a spec names something that is not a file.
+    """
+    result: list[Blob | None] = []
+    for spec, obj in zip(specs, object_info(path, specs), strict=True):
+        if obj is not None and obj.type != "blob":
+            raise GitError(f"{spec} is not a file ({obj.type})")
+        result.append(Blob(obj.oid, obj.size) if obj is not None else None)
+    return result
+
+
+class BlobReader:
+    """Blob contents through one long-lived ``git cat-file --batch``."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def _streams(self) -> tuple[IO[bytes], IO[bytes]]:
+        if self._proc is None:
+            self._proc = subprocess.Popen(
+                ["git", "-C", self._path, "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        return self._proc.stdin, self._proc.stdout
+
+    def read(self, oid: str) -> bytes:
+        stdin, stdout = self._streams()
+        stdin.write(oid.encode() + b"\n")
+        stdin.flush()
+        header = stdout.readline().decode().split(" ")
+        if len(header) != 3:
+            raise GitError(f"cannot read object {oid}: {' '.join(header).strip()}")
+        data = stdout.read(int(header[2]))
+        stdout.read(1)
+        return data
+
+    def close(self) -> None:
+        if self._proc is not None:
+            assert self._proc.stdin is not None and self._proc.stdout is not None
+            self._proc.stdin.close()
+            self._proc.stdout.close()
+            self._proc.wait()
+            self._proc = None
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def committed_size(root: str, rel: str) -> int:
+    """The size of ``rel`` (relative to the work tree's ``root``) in HEAD; 0
+    when it is not committed or there is no repository."""
+    return committed_sizes(root, [rel])[0]
+
+
+def committed_sizes(root: str, rels: Sequence[str]) -> list[int]:
+    """:func:`committed_size` of each of ``rels``, in one lookup."""
+    try:
+        info = repo_info(root)
+        tip = head(root)
+        if tip is None:
+            return [0] * len(rels)
+        blobs = blobs_at(root, [f"{tip}:{info.prefix}{rel}" for rel in rels])
+    except GitError:
+        return [0] * len(rels)
+    return [blob.size if blob is not None else 0 for blob in blobs]
+
+
+def grep_tree(path: str, rev: str, needles: Sequence[str]) -> list[str]:
+    """Paths of the files in tree ``rev`` holding any of ``needles`` (fixed
+    strings): one ``git grep``."""
+    if not needles:
+        return []
+    args = ["grep", "-l", "-z", "-F", *(x for n in needles for x in ("-e", n)), rev, "--"]
+    got = attempt(path, args)
+    if got.code == 1:
+        return []
+    if got.code != 0:
+        raise GitError(got.err.decode("utf-8", "replace").strip() or "git grep failed")
+    prefix = f"{rev}:"
+    names = got.out.decode("utf-8", "surrogateescape").split("\0")
+    return [n[len(prefix) :] if n.startswith(prefix) else n for n in names if n]

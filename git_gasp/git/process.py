@@ -1,0 +1,104 @@
+"""Starting processes: git itself (:func:`run`, :func:`attempt`) and, for
+the hook installer, a Python interpreter; the one place that imports
+:mod:`subprocess` for git-gasp (the blob reader and ``config_value`` start
+their own git processes in their modules)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from git_gasp.errors import USAGE, GaspError
+
+
+class GitError(GaspError):
+    """git failed or is missing: an environment problem, not a finding."""
+
+    exit_code = USAGE
+
+    def reason(self) -> str:
+        """git's message on one line: its first, without ``fatal:``/``error:``."""
+        for line in self.message.splitlines():
+            line = line.strip()
+            for prefix in ("fatal: ", "error: "):
+                line = line.removeprefix(prefix)
+            if line:
+                return line
+        return "git failed"
+
+
+def run(
+    cwd: str,
+    args: Sequence[str],
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    inherit: bool = True,
+) -> bytes:
+    """Run ``git -C cwd args``; raise :class:`GitError` with git's own message.
+
+    ``env`` adds variables to the inherited environment (or, with
+    ``inherit=False``, is the whole environment).
+    """
+    try:
+        proc = subprocess.run(
+            ["git", "-C", cwd, *args],
+            input=stdin,
+            capture_output=True,
+            check=False,
+            env=({**os.environ, **env} if inherit else dict(env)) if env is not None else None,
+        )
+    except OSError as exc:
+        raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
+        raise GitError(message)
+    return proc.stdout
+
+
+class Completed(NamedTuple):
+    code: int
+    out: bytes
+    err: bytes
+
+
+def attempt(
+    cwd: str, args: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] | None = None
+) -> Completed:
+    """Run ``git -C cwd args`` and return its status and output, whatever
+    the status (for commands whose failure is an answer: a rejected push);
+    ``env``, when given, is the whole environment."""
+    try:
+        proc = subprocess.run(["git", "-C", cwd, *args], input=stdin, capture_output=True, env=env)
+    except OSError as exc:
+        raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
+    return Completed(proc.returncode, proc.stdout, proc.stderr)
+
+
+def scrubbed_env() -> dict[str, str]:
+    """The inherited environment minus every ``GIT_*`` variable, for git
+    commands on a repository of our own (never the one GIT_DIR names)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+def import_problem(python: str, module: str, cwd: str) -> str | None:
+    """Why interpreter ``python``, started in ``cwd`` (where git runs hooks:
+    Python puts it on the module path), cannot import ``module`` (it is
+    missing, or the import fails), or None when it can. Not git, but this
+    module is the one place that starts processes."""
+    try:
+        done = subprocess.run(
+            [python, "-c", f"import {module}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=cwd,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f"{python} does not run: {why}"
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"it exits {done.returncode}"]
+        return f"{python} cannot import {module}: {lines[-1]}"
+    return None

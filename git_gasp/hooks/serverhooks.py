@@ -1,0 +1,214 @@
+"""The server's hooks.
+
+* ``pre-receive``: every new commit of every pushed ref, forced updates and
+  branch deletions, and updates of ``refs/notes/agent-sessions``.
+* ``post-receive``: records an audited bypass.
+
+The server hook fails closed: an internal error rejects the push with a
+message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TextIO
+
+from git_gasp import git
+from git_gasp.core.finding import Finding, Judged
+from git_gasp.core.notes import NOTES_REF
+from git_gasp.errors import GaspError
+from git_gasp.hooks import changes
+from git_gasp.hooks.protocol import ZERO, Update, done, read_updates, report
+from git_gasp.hooks.tips import append_only_paths, is_ancestor, tip_findings
+from git_gasp.output import visible
+from git_gasp.sessions.notecommits import NOT_A_NOTE, commit_steps, note_findings
+from git_gasp.store import writer
+
+AUDIT_LOG = "audit.log"
+
+
+def push_options(env: Mapping[str, str]) -> list[str]:
+    try:
+        count = int(env.get("GIT_PUSH_OPTION_COUNT", "0"))
+    except ValueError:
+        return []
+    return [env.get(f"GIT_PUSH_OPTION_{i}", "") for i in range(count)]
+
+
+def bypass_reason(repo: str, env: Mapping[str, str]) -> str | None:
+    """The reason of an allowed ``-o gasp.bypass=<reason>``, else None."""
+    reasons = [o.split("=", 1)[1] for o in push_options(env) if o.startswith("gasp.bypass=")]
+    if not reasons or not reasons[0].strip():
+        return None
+    if git.config_value(repo, "gasp.allowBypass", "bool") != "true":
+        return None
+    return reasons[0].strip()
+
+
+def pusher(env: Mapping[str, str]) -> str:
+    for key in ("GL_USERNAME", "GITHUB_USER_LOGIN", "GITEA_PUSHER_NAME", "REMOTE_USER", "USER"):
+        if env.get(key):
+            return env[key]
+    return "unknown"
+
+
+def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: TextIO) -> None:
+    """Judge a push on the server (see module docstring).
+
+    Every new commit of every pushed ref is judged, whatever the ref: a
+    commit parked under a ref no one looks at would otherwise be "known"
+    when a branch later moves onto it. Replace refs are refused, and git
+    reads no replacements while judging (``GIT_NO_REPLACE_OBJECTS``).
+    """
+    os.environ["GIT_NO_REPLACE_OBJECTS"] = "1"
+    updates = read_updates(lines)
+    if not updates:  # git always names at least one ref: a cut-off input fails closed
+        raise GaspError("pre-receive read no ref updates", "the hook's input was lost; push again")
+    found: list[tuple[str, Judged]] = []
+    judged_tips: dict[str, set[tuple[str, str]]] = {}  # tip -> (path, rule) its commits broke
+    for update in updates:
+        if update.ref.startswith("refs/replace/"):
+            found.append(
+                (update.ref, Judged(update.new if update.new not in ZERO else "", _REPLACE))
+            )
+            continue
+        if update.new in ZERO:
+            found += [(update.ref, j) for j in _deletion(repo, update)]
+            continue
+        if update.ref == NOTES_REF:
+            found += [(update.ref, j) for j in _notes_findings(repo, update)]
+            if update.old not in ZERO and not is_ancestor(repo, update.old, update.new):
+                found += [(update.ref, j) for j in _notes_rewrite(repo, update, "forced update")]
+        if update.new not in judged_tips:
+            steps = commit_steps(repo, git.new_commits(repo, update.new))
+            verdicts = changes.judge(repo, steps)
+            judged_tips[update.new] = {(j.finding.path, j.finding.rule) for j in verdicts}
+            found += [(update.ref, j) for j in verdicts]
+        if update.old not in ZERO:
+            # whatever path the commits took (merges, parked refs, a forced
+            # push), the new tip keeps the old tip's append-only files and
+            # changes who the agent is only with a recorded decision; what a
+            # commit on the way was already refused for is not said twice
+            said = judged_tips[update.new]
+            tips = tip_findings(repo, update)
+            found += [(update.ref, j) for j in tips if (j.finding.path, j.finding.rule) not in said]
+    if not found:
+        return
+    for ref, judged in found:
+        report([judged], out, ref)
+    requested = any(o.startswith("gasp.bypass=") for o in push_options(env))
+    reason = bypass_reason(repo, env)
+    if reason is not None and _audit(repo, env, reason, updates, "requested"):
+        line = f"gasp: bypass by {pusher(env)} ({reason}): violations above not enforced"
+        out.write(visible(line) + "\n")
+        return
+    if requested:
+        if reason is not None:
+            why = "its audit log cannot be written"
+        elif git.config_value(repo, "gasp.allowBypass", "bool") != "true":
+            why = "gasp.allowBypass is not set on this server"
+        else:
+            why = "its reason is empty (push with -o gasp.bypass=<why>)"
+        out.write(f"gasp: bypass requested but refused: {why}\n")
+    done([j for _, j in found], "push rejected")
+
+
+_REPLACE = Finding(
+    "refs/replace/",
+    None,
+    "replace-ref",
+    "replace refs change what existing commits mean to every reader",
+    "push the rewritten commits themselves instead",
+)
+
+
+def _audit_path(repo: str) -> str:
+    return os.path.join(git.repo_info(repo).common_dir, "gasp", AUDIT_LOG)
+
+
+def _audit(
+    repo: str, env: Mapping[str, str], reason: str, updates: Sequence[Update], status: str
+) -> bool:
+    """Append one JSON line to ``<git-dir>/gasp/audit.log``; False when it
+    cannot be written (then the bypass is refused: it would go unrecorded)."""
+    record = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "status": status,
+        "pusher": pusher(env),
+        "reason": reason,
+        "refs": [u._asdict() for u in updates],
+    }
+    path = _audit_path(repo)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with writer.locked(path) as log:
+            log.write((json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
+    except OSError:
+        return False
+    return True
+
+
+def _notes_rewrite(repo: str, update: Update, what: str) -> list[Judged]:
+    """A deletion or forced update of the session notes ref would drop every
+    clone's notes on the server (unless the server allows it)."""
+    if git.config_value(repo, "gasp.allowNotesRewrite", "bool") == "true":
+        return []
+    finding = Finding(
+        NOTES_REF,
+        None,
+        "notes",
+        f"{what} of {NOTES_REF} would drop the session notes other clones pushed",
+        "merge instead: git gasp notes sync; or let the server allow it: "
+        "git config gasp.allowNotesRewrite true",
+    )
+    return [Judged(update.new if update.new not in ZERO else update.old, finding)]
+
+
+def _deletion(repo: str, update: Update) -> list[Judged]:
+    if update.ref == NOTES_REF:
+        return _notes_rewrite(repo, update, "deletion")
+    if not update.ref.startswith("refs/heads/"):
+        return []
+    if git.config_value(repo, "gasp.allowDeletion", "bool") == "true":
+        return []
+    paths, locations = append_only_paths(repo, update.old)
+    logs = [p for p in paths if p in locations.logs]
+    if not logs:
+        return []
+    finding = Finding(
+        logs[0],
+        None,
+        "append-only",
+        f"deleting {update.ref} would drop an agent's log",
+        "keep the branch, or let the server allow it: git config gasp.allowDeletion true",
+    )
+    return [Judged(update.old, finding)]
+
+
+def _notes_findings(repo: str, update: Update) -> list[Judged]:
+    """The notes ref names a commit, and every commit it gains holds
+    references and digests only: judged whatever other ref already brought
+    a commit to the server (``new ^old``, not only what is new to it)."""
+    if update.new in ZERO:
+        return []
+    (kind,) = git.object_info(repo, [update.new])
+    if kind is None or kind.type != "commit":
+        what = kind.type if kind is not None else "missing object"
+        message = f"the ref must name a commit, not a {what}"
+        return [Judged("", Finding(NOTES_REF, None, "notes", message, NOT_A_NOTE))]
+    since = [] if update.old in ZERO else [f"^{update.old}"]
+    walk = git.commit_walk(repo, [update.new, *since, "--"])
+    return note_findings(repo, commit_steps(repo, walk))
+
+
+def post_receive(repo: str, lines: Iterable[str], env: Mapping[str, str]) -> None:
+    """Record that a bypassed push was accepted (pre-receive recorded the
+    request before accepting it, so a bypass is never unrecorded)."""
+    reason = bypass_reason(repo, env)
+    if reason is None:
+        return
+    if not _audit(repo, env, reason, read_updates(lines), "accepted"):
+        raise GaspError(f"cannot append to {_audit_path(repo)}", "check the server's permissions")
