@@ -20,5 +20,5 @@ file, runs no git and reads no environment:
 
 The I/O side is :mod:`~git_gasp.adapters.files` (finding and reading the
 native files, ``.jsonl.zst`` included); writing the run into an agent
-repository is :mod:`git_gasp.agent.importing`.
+repository is :mod:`git_gasp.adapters.importing`.
 """

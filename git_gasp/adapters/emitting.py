@@ -7,9 +7,9 @@ injected lookup: is this event id already in the log?) drops what an
 earlier import appended, so re-importing appends only what is new.
 
 Events come in the reference runtime's shapes (REFERENCE §4.3, built by
-:mod:`git_gasp.core.payloads`): a domain event chained to the run's
-``run.started``, then its ``state.ops_applied`` pair chained to it, all
-correlated with the run id.
+:mod:`git_gasp.core.payloads` and :mod:`git_gasp.core.runpayloads`): a
+domain event chained to the run's ``run.started``, then its
+``state.ops_applied`` pair chained to it, all correlated with the run id.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from git_gasp.core import payloads as P  # the one import of the payload builders
+from git_gasp.core import payloads as P  # the payload builders (entities; runs below)
+from git_gasp.core import runpayloads as R
 from git_gasp.core.event import OPS_APPLIED, Actor, Event
 from git_gasp.core.secrets import find_secrets
 
@@ -142,7 +143,7 @@ class Emitter:
         """The run's ``run.started`` and its pair, if the log lacks them."""
         if self.known(self.started_id):
             return []
-        rec = P.run_started(self.run_id, task)
+        rec = R.run_started(self.run_id, task)
         ms = self.first_ts or self.last_ts
         started = Event(
             self.started_id, 1, ms, self.actor, "run.started", rec.payload, None, self.run_id
@@ -196,7 +197,7 @@ class Emitter:
         frame: str | None,
     ) -> str:
         node = self.node("node", key, "model")
-        rec = P.model_call(
+        rec = R.model_call(
             node,
             self.run_id,
             model,
@@ -220,7 +221,7 @@ class Emitter:
     ) -> str:
         node = self.node("node", key, "tool")
         out = None if output is None else summary(output)
-        rec = P.tool_call(node, self.run_id, tool, summary(given), out, success, metadata)
+        rec = R.tool_call(node, self.run_id, tool, summary(given), out, success, metadata)
         # a call without its result is logged under its own key: its result,
         # when a later import sees it, is then a tool.finished on that node
         role = "tool-open" if metadata.get("unfinished") else "tool"
@@ -237,14 +238,14 @@ class Emitter:
         self, key: str, tool: str, output: str, success: bool, ms: int, node: str
     ) -> None:
         """The result of a call an earlier import logged as unfinished."""
-        rec = P.tool_finished(self.run_id, tool, summary(output), success)
+        rec = R.tool_finished(self.run_id, tool, summary(output), success)
         extra = [P.update_node(node, {"output_summary": summary(output), "success": success})]
         self.emit(rec._replace(ops=()), (key, "tool-result"), ms, extra)
 
     def model_finished(
         self, key: Sequence[str], model: str, ms: int, metadata: dict[str, Any]
     ) -> None:
-        self.emit(P.model_finished(self.run_id, model, "", metadata), key, ms)
+        self.emit(R.model_finished(self.run_id, model, "", metadata), key, ms)
 
 
 def _in_frame(node: str, frame: str | None) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from git_gasp.adapters.emitting import Emitter, summary
 from git_gasp.core import payloads as P
+from git_gasp.core import runpayloads as R
 
 RULES = ("eval", "patch", "commit", "decision")
 EVAL_PATTERNS = (
@@ -85,7 +86,7 @@ class Lifter:
                     summary=summary(found.group(2), 200),
                     metadata={"lifted_from": "git commit output"},
                 )
-                self.em.emit(P.attachment(self.patch_id, art), (key, "commit"), ms)
+                self.em.emit(R.attachment(self.patch_id, art), (key, "commit"), ms)
 
     def edited(self, key: str, paths: Sequence[str], ms: int) -> None:
         """A file-editing call that succeeded, touching ``paths``."""
@@ -111,7 +112,7 @@ class Lifter:
             return
         digest = hashlib.sha256("\0".join(self.paths).encode()).hexdigest()[:16]
         ops = [P.update_node(self.patch_id, {"touched_paths": list(self.paths)})]
-        self.em.emit(P.ops_only(ops), ("session-edits", digest), ms)
+        self.em.emit(R.ops_only(ops), ("session-edits", digest), ms)
 
     def denied(self, key: str, node: str, reason: str, ms: int) -> None:
         """A permission denial of the call ``node``."""

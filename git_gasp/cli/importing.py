@@ -83,7 +83,7 @@ def import_codex(**given: Any) -> int:
 
 
 def _run(agent: str, given: dict[str, Any]) -> int:
-    from git_gasp.agent.importing import import_all
+    from git_gasp.adapters.importing import import_all
 
     root = agent_repo(given["repo"])
     results = import_all(

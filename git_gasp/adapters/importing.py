@@ -89,7 +89,7 @@ def import_session(
         closed = _close(agent, projection)
         kept = None
         if keep is not None and closed is not None:
-            from git_gasp.sessions.transcripts import add_transcript
+            from git_gasp.agent.transcript import add_transcript
 
             kept = add_transcript(agent, projection.run_id, keep).path
     _save_cursor(cursor_path, projection.cursor)
@@ -136,7 +136,7 @@ def _result(
 
 def import_actor(root: str, agent_name: str) -> Actor:
     """The actor of imported events: the agent repository's own agent."""
-    from git_gasp.agent.api import agent_id_of
+    from git_gasp.agent.eventlog import agent_id_of
 
     return Actor("agent", agent_id_of(root) or agent_name)
 
