@@ -12,7 +12,7 @@ import pytest
 from git_gasp.adapters import claudecode, codex
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
-from git_gasp.adapters.emitting import redact
+from git_gasp.adapters.emitting import Resume, redact
 from git_gasp.adapters.lines import Source
 from git_gasp.cli.root import main
 from git_gasp.core.event import Actor
@@ -212,7 +212,36 @@ def test_import_claude_code_is_conformant_and_idempotent(
     assert third["sessions"][0]["appended"] == 0 and third["sessions"][0]["commit"] is None
 
 
-def test_import_grown_session_continues_its_run(
+def test_codex_projects_a_closed_run_growth_into_a_continuation() -> None:
+    session = CodexSession(T.CODEX_SESSION, [Source("r.jsonl", T.codex_rollout("0.149.0"))], {})
+    first = codex.project(session, ACTOR, _never)
+    closed = Resume(first.run_id, first.events[0].id, True, first.task)
+    half = len(first.events) // 2
+    cut = next(i for i in range(half, len(first.events)) if _kinds([first.events[i]]))
+    known = {e.id for e in first.events[:cut]}  # an earlier import logged these (whole pairs)
+    grown = codex.project(session, ACTOR, known.__contains__, None, closed)
+    assert grown.run_id != first.run_id
+    started = grown.events[0]
+    assert started.kind == "run.started" and started.correlation_id == grown.run_id
+    assert started.payload["continues"] == first.run_id
+    assert started.payload["task"] == first.task
+    assert {e.correlation_id for e in grown.events} == {grown.run_id}
+    assert all(first.run_id not in json.dumps(e.payload) for e in grown.events[2:])
+    assert {e.id for e in grown.events[2:]} == {e.id for e in first.events} - known
+    again = codex.project(session, ACTOR, known.__contains__, None, closed)
+    assert again.events == grown.events  # deterministic
+
+
+def _runs(repo: Path) -> list[dict[str, Any]]:
+    lines = (repo / "state" / "events.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["kind"] in ("run.started", "run.finished")]
+
+
+def _goal(message: str) -> list[str]:
+    return [line for line in message.splitlines() if line.startswith("Goal: ")]
+
+
+def test_import_grown_session_continues_in_a_continuation_run(
     agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     m = T.Claude("2.1.173")
@@ -220,15 +249,43 @@ def test_import_grown_session_continues_its_run(
     m.assistant("msg_1", [{"type": "text", "text": "hi"}], T.usage(3, 1))
     path = tmp_path / f"{T.SESSION}.jsonl"
     path.write_text(m.text())
-    first = _import(["claude-code", str(path), "--repo", str(agent_repo)], capsys)
+    args = ["claude-code", str(path), "--repo", str(agent_repo)]
+    first = _import(args, capsys)["sessions"][0]
     m.user("and bye")
     m.assistant("msg_2", [{"type": "text", "text": "bye"}], T.usage(4, 1))
     path.write_text(m.text())
-    second = _import(["claude-code", str(path), "--repo", str(agent_repo)], capsys)
-    assert second["sessions"][0]["run_id"] == first["sessions"][0]["run_id"]
-    assert second["sessions"][0]["appended"] == 4  # task + model, each with its pair
-    assert second["sessions"][0]["commit"] != first["sessions"][0]["commit"]
+    second = _import(args, capsys)["sessions"][0]
+    # its own run: run.started (naming the run it continues) + task + model, with pairs
+    assert second["run_id"] != first["run_id"]
+    assert second["appended"] == 6
+    assert second["commit"] != first["commit"]
+    message = git(agent_repo, "log", "-1", "--format=%B")
+    assert f"Run-Id: {second['run_id']}" in message
+    assert f"Agent-Session: claude-code:{T.SESSION}" in message
+    first_message = git(agent_repo, "log", "-1", "--format=%B", first["commit"])
+    assert _goal(message) == _goal(first_message)  # the same goal
+    started = [e for e in _runs(agent_repo) if e["kind"] == "run.started"]
+    assert started[1]["payload"]["continues"] == first["run_id"]
+    assert started[1]["payload"]["task"] == started[0]["payload"]["task"]
+    # the same file again, with or without the cursor: nothing, and no commit
+    assert _import(args, capsys)["sessions"][0]["unchanged"] is True
+    shutil.rmtree(agent_repo / ".git" / "gasp" / "imports")
+    again = _import(args, capsys)["sessions"][0]
+    assert (again["appended"], again["commit"]) == (0, None)
+    # grown again: a continuation of the continuation
+    m.user("one more")
+    m.assistant("msg_3", [{"type": "text", "text": "ok"}], T.usage(5, 2))
+    path.write_text(m.text())
+    third = _import(args, capsys)["sessions"][0]
+    runs = _runs(agent_repo)
+    assert runs[-2]["payload"]["continues"] == second["run_id"]
+    finished = [e["correlation_id"] for e in runs if e["kind"] == "run.finished"]
+    assert finished == [first["run_id"], second["run_id"], third["run_id"]]  # each once
     assert main(["check", str(agent_repo)]) == 0
+    capsys.readouterr()
+    assert main(["usage", "--by", "session", "--repo", str(agent_repo), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["session"], r["input"], r["output"]) for r in rows] == [(T.SESSION, 12, 4)]
 
 
 def test_import_codex_zst_from_codex_home(

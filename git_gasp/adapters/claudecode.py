@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from git_gasp.adapters import ccformat as F
 from git_gasp.adapters.branches import active
-from git_gasp.adapters.emitting import Emitter
+from git_gasp.adapters.emitting import Emitter, Resume
 from git_gasp.adapters.lifting import LiftConfig, Lifter
 from git_gasp.adapters.lines import (
     Diagnostics,
@@ -56,9 +56,11 @@ def project(
     actor: Actor,
     known: Callable[[str], bool],
     config: LiftConfig | None = None,
+    resume: Resume | None = None,
 ) -> Projection:
-    """Project ``session``; ``known`` says which event ids the log already holds."""
-    walk = _Walk(session, actor, known, config or LiftConfig())
+    """Project ``session``; ``known`` says which event ids the log already holds,
+    ``resume`` which run of the session is the latest (see :class:`Resume`)."""
+    walk = _Walk(session, actor, known, config or LiftConfig(), resume)
     for source in session.mains:
         walk.file(source, None, child=False)
     for agent_id, source in sorted(session.subagents.items()):
@@ -73,10 +75,15 @@ def project(
 
 class _Walk:
     def __init__(
-        self, session: Session, actor: Actor, known: Callable[[str], bool], config: LiftConfig
+        self,
+        session: Session,
+        actor: Actor,
+        known: Callable[[str], bool],
+        config: LiftConfig,
+        resume: Resume | None,
     ) -> None:
         self.session = session
-        self.em = Emitter(AGENT, session.session_id, actor, known)
+        self.em = Emitter(AGENT, session.session_id, actor, known, resume)
         self.lift = Lifter(self.em, config)
         self.diag = Diagnostics()
         self.uuids: set[str] = set()

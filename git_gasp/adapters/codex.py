@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from git_gasp.adapters import codexformat as F
-from git_gasp.adapters.emitting import Emitter
+from git_gasp.adapters.emitting import Emitter, Resume
 from git_gasp.adapters.lifting import LiftConfig, Lifter
 from git_gasp.adapters.lines import Diagnostics, Projection, Source, check_versions, file_cursor
 from git_gasp.adapters.lines import records as read_records
@@ -43,8 +43,9 @@ def project(
     actor: Actor,
     known: Callable[[str], bool],
     config: LiftConfig | None = None,
+    resume: Resume | None = None,
 ) -> Projection:
-    walk = _Walk(session, actor, known, config or LiftConfig())
+    walk = _Walk(session, actor, known, config or LiftConfig(), resume)
     for source in session.sources:
         walk.file(source, None)
     for thread, source in sorted(session.children.items()):
@@ -65,10 +66,15 @@ class _Step:
 
 class _Walk:
     def __init__(
-        self, session: CodexSession, actor: Actor, known: Callable[[str], bool], config: LiftConfig
+        self,
+        session: CodexSession,
+        actor: Actor,
+        known: Callable[[str], bool],
+        config: LiftConfig,
+        resume: Resume | None,
     ) -> None:
         self.session = session
-        self.em = Emitter(AGENT, session.session_id, actor, known)
+        self.em = Emitter(AGENT, session.session_id, actor, known, resume)
         self.lift = Lifter(self.em, config)
         self.diag = Diagnostics()
         self.cursor: list[dict[str, Any]] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from git_gasp.core import payloads as P  # the payload builders (entities; runs below)
 from git_gasp.core import runpayloads as R
@@ -80,6 +80,28 @@ def ts_ms(stamp: Any, fallback: int) -> int:
     return int(moment.timestamp() * 1000)
 
 
+class Resume(NamedTuple):
+    """The session's latest run in the log (an injected value: the pure side
+    reads no log). While it is open, new events go into it; once it is
+    closed, into a continuation run that names it in ``continues``."""
+
+    run_id: str
+    started_id: str
+    closed: bool
+    task: str
+
+
+def _swapped(value: Any, old: str, new: str) -> Any:
+    """``value`` with every string equal to ``old`` (a run id) made ``new``."""
+    if isinstance(value, str):
+        return new if value == old else value
+    if isinstance(value, dict):
+        return {k: _swapped(v, old, new) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_swapped(v, old, new) for v in value)
+    return value
+
+
 class Emitter:
     """Collects one session's events into its run, in source order."""
 
@@ -89,6 +111,7 @@ class Emitter:
         session: str,
         actor: Actor,
         known: Callable[[str], bool],
+        resume: Resume | None = None,
     ) -> None:
         self.agent = agent
         self.session = session
@@ -96,8 +119,15 @@ class Emitter:
         self.known = known
         self.run_id = stable_id("run", agent, session)
         self.started_id = stable_id("event", agent, session, "run", "run.started")
+        self.resume = resume
+        self.continues: str | None = None  # the closed run a continuation names
+        if resume is not None:
+            self.run_id, self.started_id = resume.run_id, resume.started_id
+            self.continues = resume.run_id if resume.closed else None
         self.events: list[Event] = []
         self.first_ts: int | None = None
+        self.start_ts: int | None = None
+        self.start_key = "run"  # a continuation's: its first native record
         self.last_ts = 0
         self.written: set[str] = set()  # ids emitted by this projection
 
@@ -125,6 +155,18 @@ class Emitter:
         if eid in self.written or self.known(eid):
             return False
         self.written.add(eid)
+        if self.continues is not None and self.run_id == self.continues:
+            # the first event after the session's run was closed: it opens a
+            # continuation, its id from the session and this native record
+            self.run_id = stable_id("run", self.agent, self.session, "continued", key[0])
+            self.start_key = key[0]
+            self.started_id = stable_id("event", self.agent, self.session, key[0], "run.started")
+            self.start_ts = ms
+            old, new = self.continues, self.run_id
+            rec = rec._replace(
+                payload=_swapped(rec.payload, old, new), ops=_swapped(rec.ops, old, new)
+            )
+            extra = _swapped(list(extra), self.continues, self.run_id)
         cause = self.started_id
         if rec.kind is not None:
             self.events.append(
@@ -143,12 +185,17 @@ class Emitter:
         """The run's ``run.started`` and its pair, if the log lacks them."""
         if self.known(self.started_id):
             return []
+        if self.continues is not None and self.resume is not None:
+            task = self.resume.task  # a continuation: the same goal
         rec = R.run_started(self.run_id, task)
-        ms = self.first_ts or self.last_ts
+        payload = {"run_id": self.run_id, "task": task}
+        if self.continues is not None:
+            payload["continues"] = self.continues  # the run it continues
+        ms = self.start_ts or self.first_ts or self.last_ts
         started = Event(
-            self.started_id, 1, ms, self.actor, "run.started", rec.payload, None, self.run_id
+            self.started_id, 1, ms, self.actor, "run.started", payload, None, self.run_id
         )
-        oid = stable_id("event", self.agent, self.session, "run", "run.started", "ops")
+        oid = stable_id("event", self.agent, self.session, self.start_key, "run.started", "ops")
         pair = Event(oid, 1, ms, self.actor, OPS_APPLIED, list(rec.ops), started.id, self.run_id)
         return [started, pair]
 

@@ -5,12 +5,14 @@ the log does not hold yet in one batch (validated as every append is), and
 close the session's run with one boundary commit carrying ``Run-Id``,
 ``Goal``, ``Outcome`` and ``Agent-Session: <agent>:<session id>``.
 
-One run per session: its id is derived from the agent and the session id.
-A continued or resumed session (Claude Code keeps the session id in the
-copy ``--resume`` writes) continues that run: the new events are chained
-to its ``run.started``, and the run is closed again by a new ``run.finished``
-and a new boundary commit with the same ``Run-Id``. Re-importing a file
-that did not change appends nothing and makes no commit.
+One run per session, finished once: its id is derived from the agent and
+the session id. A session that grows after its run was closed (a continued
+or resumed session: Claude Code keeps the session id in the copy
+``--resume`` writes) gets a continuation run for what is new, its id from
+the session and the first new native record, its ``run.started`` naming
+the run it continues (``continues``) with the same task; it closes with its
+own boundary commit (its own ``Run-Id``, the same ``Agent-Session``).
+Re-importing a file that did not change appends nothing and makes no commit.
 
 The cursor (how far each file was read, and its digest) is kept in the
 repository's git directory (``gasp/imports/``), never committed: with it an
@@ -28,16 +30,17 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from git_gasp import git
+from git_gasp.adapters.emitting import Resume, stable_id
 from git_gasp.adapters.lifting import EVAL_PATTERNS, RULES, LiftConfig
 from git_gasp.adapters.lines import Projection, Source, file_cursor
 from git_gasp.agent.api import Agent
 from git_gasp.agent.runs import close_run
-from git_gasp.core.event import Actor
+from git_gasp.core.event import Actor, Event
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store.runmarker import OpenRun
 from git_gasp.store.writer import write_atomically
 
-Projector = Callable[[Callable[[str], bool]], Projection]
+Projector = Callable[[Callable[[str], bool], Resume | None], Projection]
 
 
 class Imported(NamedTuple):
@@ -69,7 +72,7 @@ def import_session(
     if _unchanged(cursor_path, cursor):
         return None
     with Agent.open(root, worker=worker) as agent:
-        projection = project(agent.knows)
+        projection = project(agent.knows, latest_run(agent, agent_name, session))
         if projection.diagnostics.recognised == 0:
             where = ", ".join(c["file"] for c in projection.cursor) or session
             raise GaspError(
@@ -97,18 +100,38 @@ def import_session(
     return _result(projection, len(projection.events), commit, note, kept)
 
 
+def latest_run(agent: Agent, agent_name: str, session: str) -> Resume | None:
+    """The session's latest run in the log: its first run, or the last of the
+    continuations that name it (each names the run before it); None if the
+    log has none of them."""
+    chain = {stable_id("run", agent_name, session)}
+    latest: Event | None = None
+    finished: set[str] = set()
+    for event in agent.events():
+        run = event.correlation_id
+        if event.kind == "run.finished" and run in chain:
+            finished.add(run)
+        elif event.kind != "run.started" or not isinstance(event.payload, dict):
+            continue
+        elif run in chain or event.payload.get("continues") in chain:
+            chain.add(str(run))
+            latest = event
+    if latest is None or not isinstance(latest.payload, dict):
+        return None
+    run_id = str(latest.correlation_id)
+    return Resume(run_id, latest.id, run_id in finished, str(latest.payload.get("task", "")))
+
+
 def _close(agent: Agent, projection: Projection) -> tuple[str | None, str | None] | None:
-    """The boundary commit of the run, when it has events after its last close."""
+    """The boundary commit of the run, unless it was closed already: each run
+    (the session's first, or a continuation) finishes once."""
     run_id = projection.run_id
     events = agent.run_events(run_id)
     started = next(e for e in events if e.kind == "run.started")
-    finishes = [i for i, e in enumerate(events) if e.kind == "run.finished"]
-    if finishes and finishes[-1] >= len(events) - 2:
-        return None  # closed already, nothing after the close
+    if any(e.kind == "run.finished" for e in events):
+        return None
     if agent.open_run is None or agent.open_run.run_id != run_id:
-        # a continued session: the run is closed again, after its new events
-        anchor = started.id if not finishes else events[finishes[-1] + 2].id
-        agent.open_run = OpenRun(run_id, anchor, None, agent.worker)
+        agent.open_run = OpenRun(run_id, started.id, None, agent.worker)
     agent.lease.acquire()
     ref = f"{projection.agent}:{projection.session}"
     closed = close_run(agent, projection.outcome, sessions=[ref])
@@ -214,13 +237,15 @@ def _claude(session: Any, actor: Actor, config: LiftConfig) -> tuple[list[Source
     from git_gasp.adapters import claudecode
 
     sources = [*session.mains, *session.subagents.values()]
-    return sources, lambda known: claudecode.project(session, actor, known, config)
+    return sources, lambda known, resume: claudecode.project(session, actor, known, config, resume)
 
 
 def _codex(session: Any, actor: Actor, config: LiftConfig) -> tuple[list[Source], Projector]:
     from git_gasp.adapters import codex
 
-    return list(session.sources), lambda known: codex.project(session, actor, known, config)
+    return list(session.sources), lambda known, resume: codex.project(
+        session, actor, known, config, resume
+    )
 
 
 def lift_config(root: str, given: str | None) -> LiftConfig:
