@@ -13,6 +13,7 @@ from git_gasp.adapters import claudecode, codex
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
 from git_gasp.adapters.emitting import Resume, redact
+from git_gasp.adapters.lifting import LiftConfig
 from git_gasp.adapters.lines import Source
 from git_gasp.cli.root import main
 from git_gasp.core.event import Actor
@@ -354,3 +355,73 @@ def test_usage_agrees_with_ccusage_on_the_fixtures(
     for model, (inputs, outputs) in codex_ccusage.items():
         assert rows[model]["input"] + rows[model]["cache_read"] == inputs
         assert rows[model]["output"] == outputs
+
+
+# -- lifting, --keep-transcript and the usage groupings ------------------------------
+
+
+def _lifted_session() -> T.Claude:
+    m = T.Claude("2.1.173")
+    m.user("fix the retry bug and commit it")
+    edit = {"file_path": "src/retry.py", "old_string": "a", "new_string": "b"}
+    tool = {"type": "tool_use", "id": "toolu_e", "name": "Edit", "input": edit}
+    m.assistant("msg_e", [tool], T.usage(5, 2), stop="tool_use")
+    m.tool_result("toolu_e", "The file src/retry.py has been updated.")
+    commit = {"command": "git commit -am 'fix retry'"}
+    tool = {"type": "tool_use", "id": "toolu_c", "name": "Bash", "input": commit}
+    m.assistant("msg_c", [tool], T.usage(6, 2), stop="tool_use")
+    m.tool_result("toolu_c", "[main 1a2b3c4] fix retry\n 1 file changed")
+    push = {"command": "git push --force"}
+    tool = {"type": "tool_use", "id": "toolu_p", "name": "Bash", "input": push}
+    m.assistant("msg_p", [tool], T.usage(7, 2), stop="tool_use")
+    denial = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    m.tool_result("toolu_p", denial, is_error=True)
+    m.assistant("msg_d", [{"type": "text", "text": "committed, not pushed"}], T.usage(8, 3))
+    return m
+
+
+def test_lifting_a_commit_artifact_and_a_rejected_decision() -> None:
+    session = Session(T.SESSION, [Source("main.jsonl", _lifted_session().text())], {})
+    events = claudecode.project(session, ACTOR, _never).events
+    by_kind = {e.kind: e for e in events}
+    patch = by_kind["patch.proposed"].payload
+    art = by_kind["artifact.attached"].payload
+    assert art["node_id"] == patch["id"]
+    assert art["artifact"]["kind"] == "git.commit" and art["artifact"]["uri"] == "git:1a2b3c4"
+    decision = by_kind["decision.created"].payload
+    assert decision["status"] == "Rejected"
+    assert "approved" not in json.dumps([e.payload for e in events]).lower()  # never invented
+    off = claudecode.project(session, ACTOR, _never, LiftConfig(frozenset({"eval"})))
+    assert not {"patch.proposed", "artifact.attached", "decision.created"} & set(_kinds(off.events))
+
+
+def test_keep_transcript_and_usage_by_commit_day_range_and_pricing(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_text(_lifted_session().text())
+    got = _import(
+        ["claude-code", str(path), "--repo", str(agent_repo), "--keep-transcript"], capsys
+    )
+    session = got["sessions"][0]
+    stored = agent_repo / session["transcript"]
+    assert stored.is_file() and session["transcript"].startswith("transcripts/")
+    assert git(agent_repo, "ls-files", "transcripts").strip() == ""  # cold: not committed
+    assert main(["check", str(agent_repo)]) == 0
+    capsys.readouterr()
+    assert main(["usage", "--by", "commit", "--repo", str(agent_repo), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["commit"], r["input"], r["output"]) for r in rows] == [(session["commit"], 26, 9)]
+    assert main(["usage", "--by", "day", "--repo", str(agent_repo), "--json"]) == 0
+    assert [r["day"] for r in json.loads(capsys.readouterr().out)["rows"]] == ["2026-06-15"]
+    assert main(["usage", "HEAD~1..HEAD~1", "--repo", str(agent_repo), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == []  # an empty range counts nothing
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"claude-sonnet-4-5-20250929": {"input": 3, "output": 15}}))
+    args = ["usage", "--pricing", str(prices), "--repo", str(agent_repo)]
+    assert main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["cost_is_estimate"] is True
+    assert report["rows"][0]["cost_estimate"] == round((26 * 3 + 9 * 15) / 1_000_000, 6)
+    assert main(args) == 0
+    assert "(estimate)" in capsys.readouterr().out
