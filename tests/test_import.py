@@ -14,7 +14,7 @@ from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
 from git_gasp.adapters.emitting import Resume, redact
 from git_gasp.adapters.lifting import LiftConfig
-from git_gasp.adapters.lines import Source
+from git_gasp.adapters.lines import Projection, Source
 from git_gasp.cli.root import main
 from git_gasp.core.event import Actor
 from tests import transcripts as T
@@ -425,3 +425,85 @@ def test_keep_transcript_and_usage_by_commit_day_range_and_pricing(
     assert report["rows"][0]["cost_estimate"] == round((26 * 3 + 9 * 15) / 1_000_000, 6)
     assert main(args) == 0
     assert "(estimate)" in capsys.readouterr().out
+
+
+# -- the drift cases of adapters.md §3.7 (Codex) ----------------------------------------
+
+
+def _codex(version: str, *items: tuple[str, dict[str, Any]]) -> Projection:
+    lines = [("session_meta", {"id": T.CODEX_SESSION, "cli_version": version, "cwd": "/r"})]
+    lines.append(("turn_context", {"turn_id": "t1", "model": "gpt-5.5", "cwd": "/r"}))
+    text = "".join(
+        json.dumps({"timestamp": f"2026-08-28T10:00:{i:02d}.000Z", "type": k, "payload": p}) + "\n"
+        for i, (k, p) in enumerate([*lines, *items])
+    )
+    session = CodexSession(T.CODEX_SESSION, [Source("r.jsonl", text)], {})
+    return codex.project(session, ACTOR, _never)
+
+
+def _said(text: str) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text}],
+    }
+
+
+def _typed(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def test_codex_drift_reasoning_as_an_event_before_0_139() -> None:
+    got = _codex(
+        "0.138.0",
+        ("event_msg", {"type": "user_message", "message": "fix it"}),
+        ("event_msg", {"type": "agent_reasoning", "text": "thinking"}),
+        ("response_item", _said("done")),
+    )
+    assert _kinds(got.events) == ["run.started", "task.created", "model.called"]
+
+
+def test_codex_drift_metadata_on_response_items_from_0_141() -> None:
+    got = _codex(
+        "0.141.0",
+        ("response_item", {**_typed("fix it"), "metadata": {"turn_id": "t1"}}),
+        ("response_item", {**_said("done"), "metadata": {"turn_id": "t1"}}),
+    )
+    assert _kinds(got.events) == ["run.started", "task.created", "model.called"]
+
+
+def test_codex_drift_item_completed_user_message_from_0_147() -> None:
+    item = {"type": "UserMessage", "content": [{"type": "text", "text": "fix it"}]}
+    got = _codex(
+        "0.147.0",
+        ("response_item", _typed("fix it")),
+        ("event_msg", {"type": "item_completed", "item": item}),
+        ("response_item", _said("done")),
+    )
+    tasks = [e.payload["title"] for e in got.events if e.kind == "task.created"]
+    assert tasks == ["fix it"]  # once: the event, not also its response item
+
+
+def test_codex_drift_prompt_only_as_a_user_message_from_0_148() -> None:
+    got = _codex(
+        "0.148.0",
+        ("response_item", _typed("<environment_context>cwd=/r</environment_context>")),
+        ("response_item", _typed("fix it")),
+        ("response_item", _said("done")),
+    )
+    tasks = [e.payload["title"] for e in got.events if e.kind == "task.created"]
+    assert tasks == ["fix it"]
+    assert got.diagnostics.injected["environment context"] == 1
+
+
+def test_codex_drift_code_mode_exec_is_one_visible_call() -> None:
+    program = "await tools.exec_command({cmd: 'ls'})"
+    call = {"type": "custom_tool_call", "name": "exec", "call_id": "x1", "input": program}
+    got = _codex(
+        "0.153.4",
+        ("response_item", _typed("list files")),
+        ("response_item", call),
+        ("response_item", {"type": "custom_tool_call_output", "call_id": "x1", "output": "a b"}),
+    )
+    calls = [e.payload for e in got.events if e.kind == "tool.called"]
+    assert [(c["tool"], c["success"]) for c in calls] == [("exec", True)]
