@@ -507,3 +507,72 @@ def test_codex_drift_code_mode_exec_is_one_visible_call() -> None:
     )
     calls = [e.payload for e in got.events if e.kind == "tool.called"]
     assert [(c["tool"], c["success"]) for c in calls] == [("exec", True)]
+
+
+CHILD = "019a0000-0000-7000-8000-00000000c41d"
+
+
+def _rollout(meta: dict[str, Any], *items: tuple[str, dict[str, Any]]) -> str:
+    lines = [("session_meta", {"cli_version": "0.149.0", "cwd": "/r", **meta})]
+    lines.append(("turn_context", {"turn_id": "t1", "model": "gpt-5.5", "cwd": "/r"}))
+    return "".join(
+        json.dumps({"timestamp": f"2026-08-28T10:01:{i:02d}.000Z", "type": k, "payload": p}) + "\n"
+        for i, (k, p) in enumerate([*lines, *items])
+    )
+
+
+def _tokens(inp: int, out: int) -> tuple[str, dict[str, Any]]:
+    total = {"input_tokens": inp, "cached_input_tokens": 0, "output_tokens": out}
+    info = {"total_token_usage": total, "last_token_usage": total}
+    return ("event_msg", {"type": "token_count", "info": info})
+
+
+def test_import_codex_subagent_thread_inside_its_parents_run(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spawn = {
+        "type": "function_call",
+        "name": "spawn_agent",
+        "call_id": "s1",
+        "arguments": json.dumps({"message": "find the flaky test"}),
+    }
+    spawned = {"agent_id": CHILD, "nickname": "scout"}
+    parent = _rollout(
+        {"id": T.CODEX_SESSION},
+        ("event_msg", {"type": "user_message", "message": "fix the flaky test"}),
+        ("response_item", spawn),
+        (
+            "response_item",
+            {"type": "function_call_output", "call_id": "s1", "output": json.dumps(spawned)},
+        ),
+        ("response_item", _said("the scout found it")),
+        _tokens(1000, 100),
+    )
+    source = {"subagent": {"thread_spawn": {"parent_thread_id": T.CODEX_SESSION, "depth": 1}}}
+    child = _rollout(
+        {"id": CHILD, "source": source},
+        ("response_item", _typed("find the flaky test")),
+        ("response_item", _said("tests/test_retry.py is flaky")),
+        _tokens(300, 40),
+    )
+    (tmp_path / "rollouts").mkdir()
+    (tmp_path / "rollouts" / f"rollout-a-{T.CODEX_SESSION}.jsonl").write_text(parent)
+    (tmp_path / "rollouts" / f"rollout-b-{CHILD}.jsonl").write_text(child)
+    got = _import(["codex", str(tmp_path / "rollouts"), "--repo", str(agent_repo)], capsys)
+    assert [s["session"] for s in got["sessions"]] == [T.CODEX_SESSION]  # one run
+    lines = (agent_repo / "state" / "events.jsonl").read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    frames = [e["payload"] for e in events if e["kind"] == "frame.created"]
+    assert [f["title"] for f in frames] == ["subagent scout"]
+    tasks = [e["payload"]["title"] for e in events if e["kind"] == "task.created"]
+    assert tasks == ["fix the flaky test"]  # the parent's message to the child is no task
+    ops = [op for e in events if e["kind"] == "state.ops_applied" for op in e["payload"]]
+    contained = [
+        op for op in ops if op.get("CreateRelation", {}).get("rel") == "contained_in_frame"
+    ]
+    assert len(contained) == 1  # the child's model call
+    assert main(["check", str(agent_repo)]) == 0
+    capsys.readouterr()
+    assert main(["usage", "--repo", str(agent_repo), "--json"]) == 0
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    assert (totals["input"], totals["output"]) == (1300, 140)  # the child counted once

@@ -52,7 +52,7 @@ def project(
         if thread not in walk.walked:
             walk.walked.add(thread)
             frame = walk.em.frame(f"thread:{thread}", f"subagent {thread}", "", None, 0, {})
-            walk.file(source, frame)
+            walk.child(source, frame)
     return walk.finish()
 
 
@@ -183,7 +183,8 @@ class _Walk:
         if step.reasoning:
             meta["reasoning"] = step.reasoning
         output = "\n".join(t for t in step.texts if t) or None
-        key = f"step:{step.line}"
+        # a child thread's lines are numbered in its own file: its frame tells them apart
+        key = f"step:{step.line}" if step.frame is None else f"step:{step.frame}:{step.line}"
         self.em.model_call(
             key, self.model, self.prompt or "(tool output)", output, step.ms, meta, step.frame
         )
@@ -254,9 +255,14 @@ class _Walk:
         )
         source = self.session.children.get(thread)
         if source is not None:
-            model, prompt = self.model, self.prompt
-            self.file(source, child)
-            self.model, self.prompt = model, prompt
+            self.child(source, child)
+
+    def child(self, source: Source, frame: str) -> None:
+        """A child thread's rollout: its own model, prompt and cumulative totals."""
+        model, prompt, total = self.model, self.prompt, self.total
+        self.total = None
+        self.file(source, frame)
+        self.model, self.prompt, self.total = model, prompt, total
 
     # -- event messages -------------------------------------------------------------
 
