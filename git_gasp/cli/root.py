@@ -14,6 +14,7 @@ from git_gasp.cli import completion as cli_completion
 from git_gasp.cli import demo as cli_demo
 from git_gasp.cli import hooks as cli_hooks
 from git_gasp.cli import identity as cli_identity
+from git_gasp.cli import importing as cli_importing
 from git_gasp.cli import notes as cli_notes
 from git_gasp.cli import paging
 from git_gasp.cli import read as cli_read
@@ -65,6 +66,7 @@ for _commands in (
     cli_sessions,
     cli_completion,
     cli_report,
+    cli_importing,
 ):
     _commands.register(cli)
 

@@ -1,0 +1,91 @@
+"""The I/O side of ``git gasp usage``: the log, the range's runs, the pricing table.
+
+The counts come from the agent repository's log as the work tree holds it.
+With a REV-RANGE, only the runs whose boundary commits (``Run-Id``
+trailers) are in the range count. ``--by commit`` names each run's latest
+boundary commit. A pricing table is the user's own JSON file (USD per
+million tokens, per model and field); its cost is always an estimate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from git_gasp import git
+from git_gasp.adapters.usage import FIELDS, estimate, group
+from git_gasp.core.log import parse_log
+from git_gasp.errors import USAGE, GaspError
+
+EVENTS = os.path.join("state", "events.jsonl")
+
+
+def read_usage(root: str, rev_range: str | None, by: str, pricing: str | None) -> dict[str, Any]:
+    try:
+        with open(os.path.join(root, EVENTS), "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        data = b""
+    except OSError as exc:
+        raise GaspError(f"{EVENTS}: cannot read: {exc.strerror}") from None
+    events = list(parse_log(data).events)
+    commits = _boundary_commits(root, rev_range or "HEAD")
+    if rev_range is not None:
+        events = [e for e in events if e.correlation_id in commits]
+    rows = group(events, by, commits.get)
+    value: dict[str, Any] = {
+        "format": "git-gasp.usage/1",
+        "range": rev_range,
+        "by": by,
+        "rows": rows,
+        "totals": {f: sum(r[f] for r in rows) for f in (*FIELDS, "total")},
+    }
+    if pricing is not None:
+        value["unpriced_models"] = estimate(rows, _prices(pricing))
+        value["cost_is_estimate"] = True
+    return value
+
+
+def _boundary_commits(root: str, rev_range: str) -> dict[str, str]:
+    """Run id -> the latest commit in ``rev_range`` whose Run-Id names it."""
+    if git.head(root) is None:
+        return {}
+    try:
+        out = git.run(
+            root, ["log", "--format=%H%x00%(trailers:key=Run-Id,valueonly)%x01", rev_range, "--"]
+        )
+    except git.GitError as exc:
+        raise GaspError(f"{rev_range}: not a revision range: {exc.message}", None, USAGE) from None
+    found: dict[str, str] = {}
+    for entry in out.decode("utf-8", "replace").split("\x01"):
+        sha, _, runs = entry.strip().partition("\x00")
+        for run in runs.split():
+            found.setdefault(run.strip(), sha)
+    return found
+
+
+def _prices(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            value = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise GaspError(f"{path}: not a JSON pricing table: {exc}", None, USAGE) from None
+    if not isinstance(value, dict):
+        raise GaspError(f"{path}: a pricing table is an object of models", None, USAGE)
+    return value
+
+
+def usage_text(report: dict[str, Any]) -> str:
+    by = report["by"]
+    head = f"{by:<40} {'model':<28} " + " ".join(f"{f:>14}" for f in (*FIELDS, "total"))
+    lines = [head]
+    for row in report["rows"]:
+        cells = " ".join(f"{row[f]:>14,}" for f in (*FIELDS, "total"))
+        cost = f"  ~${row['cost_estimate']:.4f} (estimate)" if "cost_estimate" in row else ""
+        lines.append(f"{str(row[by])[:40]:<40} {row['model'][:28]:<28} {cells}{cost}")
+    totals = report["totals"]
+    lines.append(f"{'total':<40} {'':<28} " + " ".join(f"{totals[f]:>14,}" for f in totals))
+    if not report["rows"]:
+        lines.append("(no imported token usage)")
+    return "\n".join(lines)

@@ -1,0 +1,347 @@
+"""The Codex rollout projector (pure): a rollout (and its children) → one run.
+
+Mapping (adapters.md §7.2): the typed prompt (``event_msg`` ``user_message``
+or ``item_completed`` UserMessage when the rollout has them, else a user
+``message`` that is not an injected envelope) → ``task.created``; each
+sampling step (the assistant items between two tool outputs) → one
+``model.called`` with the turn's model; every call (``function_call``,
+``custom_tool_call``, ``local_shell_call``, ``web_search_call``) with the
+output of the same ``call_id`` → ``tool.called``, success from ``Process
+exited with code N`` or apply_patch's ``exit_code``; ``token_count`` →
+``model.finished`` carrying the cumulative total and its delta (a repeated
+total is counted once); ``turn_aborted``, compaction, rollbacks and undo →
+``observation.created``; ``error`` and failed calls → ``failure.observed``;
+``spawn_agent`` → ``frame.created``, the child rollout projected inside it.
+Encrypted reasoning and remote compaction are marked as not readable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from git_gasp.adapters import codexformat as F
+from git_gasp.adapters.emitting import Emitter, Resume
+from git_gasp.adapters.lifting import LiftConfig, Lifter
+from git_gasp.adapters.lines import Diagnostics, Projection, Source, check_versions, file_cursor
+from git_gasp.adapters.lines import records as read_records
+from git_gasp.core.event import Actor
+
+AGENT = "codex"
+TESTED = ((0, 1, 0), (0, 160, 99))
+
+
+class CodexSession(NamedTuple):
+    session_id: str
+    sources: Sequence[Source]  # the thread's rollout(s), oldest first
+    children: Mapping[str, Source]  # a spawned thread's id -> its rollout
+
+
+def project(
+    session: CodexSession,
+    actor: Actor,
+    known: Callable[[str], bool],
+    config: LiftConfig | None = None,
+    resume: Resume | None = None,
+) -> Projection:
+    walk = _Walk(session, actor, known, config or LiftConfig(), resume)
+    for source in session.sources:
+        walk.file(source, None)
+    for thread, source in sorted(session.children.items()):
+        if thread not in walk.walked:
+            walk.walked.add(thread)
+            frame = walk.em.frame(f"thread:{thread}", f"subagent {thread}", "", None, 0, {})
+            walk.child(source, frame)
+    return walk.finish()
+
+
+class _Step:
+    def __init__(self, line: int, ms: int, frame: str | None) -> None:
+        self.line, self.ms, self.frame = line, ms, frame
+        self.texts: list[str] = []
+        self.reasoning = ""
+        self.calls: list[tuple[str, str, str]] = []  # (call id, tool, input)
+
+
+class _Walk:
+    def __init__(
+        self,
+        session: CodexSession,
+        actor: Actor,
+        known: Callable[[str], bool],
+        config: LiftConfig,
+        resume: Resume | None,
+    ) -> None:
+        self.session = session
+        self.em = Emitter(AGENT, session.session_id, actor, known, resume)
+        self.lift = Lifter(self.em, config)
+        self.diag = Diagnostics()
+        self.cursor: list[dict[str, Any]] = []
+        self.pending: dict[str, tuple[str, str, int, str | None]] = {}
+        self.walked: set[str] = set()
+        self.model = "unknown"
+        self.prompt = ""
+        self.first_prompt = ""
+        self.outcome = "in-progress"
+        self.total: dict[str, Any] | None = None
+        self.step: _Step | None = None
+        self.prefer_events = False
+
+    def file(self, source: Source, frame: str | None) -> None:
+        self.cursor.append(file_cursor(source))
+        recs = read_records(source, self.diag)
+        self.prefer_events = any(F.typed_prompt(r.value) is not None for r in recs)
+        name = source.name.rsplit("/", 1)[-1]
+        for rec in recs:
+            value, payload = rec.value, rec.value.get("payload")
+            kind = value.get("type")
+            if not isinstance(payload, dict):
+                self.diag.unknown_types[f"{kind} without payload"] += 1
+                continue
+            ms = self.em.at(value.get("timestamp"))
+            key = f"{name}:{rec.line}"
+            if kind == "response_item":
+                self._item(payload, key, ms, frame, rec.line)
+            elif kind == "event_msg":
+                self._event(payload, key, ms)
+            elif kind == "session_meta":
+                self.diag.recognised += 1
+                if isinstance(payload.get("cli_version"), str):
+                    self.diag.versions.add(payload["cli_version"])
+            elif kind == "turn_context":
+                self.diag.recognised += 1
+                self.model = str(payload.get("model") or self.model)
+            elif kind == "compacted":
+                self._flush()
+                self.diag.recognised += 1
+                text = str(payload.get("message") or "")
+                self.em.observation(key, "context compacted (local)", text, ms, {})
+            elif kind in F.NEWER_TYPES:
+                self.diag.ignored[str(kind)] += 1
+            else:
+                self.diag.unknown_types[str(kind)] += 1
+        self._flush()
+
+    # -- response items -------------------------------------------------------------
+
+    def _item(self, item: dict[str, Any], key: str, ms: int, frame: str | None, line: int) -> None:
+        kind = item.get("type")
+        if kind == "message":
+            self._message(item, key, ms, frame, line)
+        elif kind == "reasoning":
+            step = self._open(line, ms, frame)
+            texts = [s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict)]
+            step.reasoning = "\n".join(t for t in texts if isinstance(t, str)) or (
+                "encrypted (not readable)" if item.get("encrypted_content") else "empty"
+            )
+        elif kind in F.CALLS or kind == "web_search_call":
+            self._call(item, key, ms, frame, line)
+        elif kind in F.OUTPUTS:
+            self._flush()
+            self._output(item, ms)
+        elif kind in ("compaction", "compaction_summary"):
+            self._flush()
+            self.diag.recognised += 1
+            text = "the summary is encrypted (remote compaction): not readable"
+            self.em.observation(key, "context compacted (remote)", text, ms, {})
+        elif kind in ("ghost_snapshot", "tool_search_call", "tool_search_output"):
+            self.diag.ignored[f"response_item/{kind}"] += 1
+        else:
+            self.diag.unknown_types[f"response_item/{kind}"] += 1
+
+    def _message(
+        self, item: dict[str, Any], key: str, ms: int, frame: str | None, line: int
+    ) -> None:
+        role = item.get("role")
+        text = F.content_text(item.get("content"))
+        if role == "assistant":
+            self._open(line, ms, frame).texts.append(text)
+        elif role == "user":
+            self._flush()
+            why = F.injected(text)
+            if why is None and (self.prefer_events or frame is not None):
+                why = "user item (the typed prompt is its event)" if frame is None else "subagent"
+            if why is None:
+                self._task(key, text, ms)
+            else:
+                self.diag.injected[why] += 1
+        else:
+            self.diag.injected[f"{role} message"] += 1
+
+    def _open(self, line: int, ms: int, frame: str | None) -> _Step:
+        if self.step is None:
+            self.step = _Step(line, ms, frame)
+        return self.step
+
+    def _flush(self) -> None:
+        step, self.step = self.step, None
+        if step is None:
+            return
+        self.diag.recognised += 1
+        meta: dict[str, Any] = {"session": self.em.session, "step_line": step.line}
+        if step.reasoning:
+            meta["reasoning"] = step.reasoning
+        output = "\n".join(t for t in step.texts if t) or None
+        # a child thread's lines are numbered in its own file: its frame tells them apart
+        key = f"step:{step.line}" if step.frame is None else f"step:{step.frame}:{step.line}"
+        self.em.model_call(
+            key, self.model, self.prompt or "(tool output)", output, step.ms, meta, step.frame
+        )
+        for call_id, tool, given in step.calls:
+            self.pending[call_id] = (tool, given, step.ms, step.frame)
+
+    def _call(self, item: dict[str, Any], key: str, ms: int, frame: str | None, line: int) -> None:
+        step = self._open(line, ms, frame)
+        name = str(item.get("name") or item.get("type"))
+        given = F.call_input(item)
+        call_id = item.get("call_id") or item.get("id")
+        if item.get("type") == "web_search_call" or not isinstance(call_id, str):
+            self._flush()  # a call with no output of its own: complete as it is
+            self.diag.recognised += 1
+            success = item.get("status") in ("completed", None)
+            self.em.tool_call(
+                key,
+                name,
+                given,
+                None,
+                success,
+                ms,
+                {"session": self.em.session, "status": item.get("status")},
+                frame,
+            )
+            return
+        step.calls.append((call_id, name, given))
+
+    def _output(self, item: dict[str, Any], ms: int) -> None:
+        call_id = item.get("call_id")
+        pending = self.pending.pop(call_id, None) if isinstance(call_id, str) else None
+        if pending is None:
+            self.diag.ignored["output without its call"] += 1
+            return
+        self.diag.recognised += 1
+        tool, given, _, frame = pending
+        text, success = F.outcome(item.get("output"))
+        key = f"call:{call_id}"
+        meta = {"call_id": call_id, "session": self.em.session}
+        if self.em.logged_open(key):
+            node = self.em.node("node", key, "tool")
+            self.em.tool_finished(key, tool, text, bool(success), ms, node)
+        else:
+            node = self.em.tool_call(key, tool, given, text, success, ms, meta, frame)
+        if success is False:
+            self.em.failure(key, f"tool {tool} failed", text, ms)
+            if "rejected" in text.lower() and "user" in text.lower():
+                self.lift.denied(key, node, text, ms)
+        if tool in F.SHELLS:
+            self.lift.shell(key, given, success, text, ms)
+        elif tool == "apply_patch" and success:
+            self.lift.edited(key, F.PATCH_FILE.findall(given), ms)
+        elif tool == "spawn_agent":
+            self._spawn(text, given, ms, frame)
+
+    def _spawn(self, text: str, given: str, ms: int, frame: str | None) -> None:
+        try:
+            found = json.loads(text)
+        except ValueError:
+            return
+        thread = found.get("agent_id") if isinstance(found, dict) else None
+        if not isinstance(thread, str) or thread in self.walked:
+            return
+        self.walked.add(thread)
+        nickname = str(found.get("nickname") or thread)
+        child = self.em.frame(
+            f"thread:{thread}", f"subagent {nickname}", given, frame, ms, {"thread_id": thread}
+        )
+        source = self.session.children.get(thread)
+        if source is not None:
+            self.child(source, child)
+
+    def child(self, source: Source, frame: str) -> None:
+        """A child thread's rollout: its own model, prompt and cumulative totals."""
+        model, prompt, total = self.model, self.prompt, self.total
+        self.total = None
+        self.file(source, frame)
+        self.model, self.prompt, self.total = model, prompt, total
+
+    # -- event messages -------------------------------------------------------------
+
+    def _event(self, payload: dict[str, Any], key: str, ms: int) -> None:
+        kind = payload.get("type")
+        typed = F.typed_prompt({"type": "event_msg", "payload": payload})
+        if typed is not None:
+            self._flush()
+            why = F.injected(typed)
+            if why is None:
+                self._task(key, typed, ms)
+            else:
+                self.diag.injected[why] += 1
+        elif kind == "token_count":
+            self._tokens(payload, key, ms)
+        elif kind in ("task_started", "turn_started"):
+            self.diag.recognised += 1
+        elif kind in ("task_complete", "turn_complete"):
+            self._flush()
+            self.diag.recognised += 1
+            self.outcome = "completed"
+        elif kind == "turn_aborted":
+            self._flush()
+            self.diag.recognised += 1
+            reason = str(payload.get("reason") or "interrupted")
+            self.em.observation(key, f"turn aborted ({reason})", reason, ms, {})
+            self.outcome = "aborted"
+        elif kind in ("thread_rolled_back", "undo_completed"):
+            self.diag.recognised += 1
+            self.em.observation(key, kind.replace("_", " "), json.dumps(payload), ms, {})
+        elif kind in ("error", "stream_error"):
+            self.diag.recognised += 1
+            self.em.failure(key, f"Codex {kind}", str(payload.get("message") or ""), ms)
+        elif kind == "agent_reasoning" and self.step is not None:
+            self.step.reasoning = str(payload.get("text") or "")
+        elif kind in F.QUIET_EVENTS or kind == "agent_reasoning" or kind == "item_completed":
+            self.diag.ignored[f"event_msg/{kind}"] += 1
+        else:
+            self.diag.unknown_types[f"event_msg/{kind}"] += 1
+
+    def _tokens(self, payload: dict[str, Any], key: str, ms: int) -> None:
+        info = payload.get("info")
+        total = info.get("total_token_usage") if isinstance(info, dict) else None
+        if not isinstance(total, dict) or total == self.total:
+            self.diag.ignored["repeated or empty token_count"] += 1
+            return
+        self._flush()
+        self.diag.recognised += 1
+        before = self.total or {}
+        delta = {k: v - int(before.get(k) or 0) for k, v in total.items() if isinstance(v, int)}
+        self.total = total
+        meta = {"session": self.em.session, "usage": delta, "total_token_usage": total}
+        self.em.model_finished((key, "tokens"), self.model, ms, meta)
+
+    def _task(self, key: str, text: str, ms: int) -> None:
+        self.diag.recognised += 1
+        self.prompt = text.strip()
+        self.first_prompt = self.first_prompt or self.prompt
+        self.em.task(f"prompt:{key}", text, ms, {"line": key})
+
+    def finish(self) -> Projection:
+        self._flush()
+        for call_id, (tool, given, ms, frame) in self.pending.items():
+            self.diag.unfinished_calls += 1
+            meta = {"call_id": call_id, "session": self.em.session, "unfinished": True}
+            self.em.tool_call(f"call:{call_id}", tool, given, None, None, ms, meta, frame)
+            self.outcome = "in-progress"
+        self.lift.finish(self.em.last_ts)
+        check_versions(AGENT, self.diag, *TESTED)
+        task = self.first_prompt.splitlines()[0][:200] if self.first_prompt else ""
+        task = task or f"{AGENT} session {self.em.session}"
+        events = self.em.start(task) + self.em.events if self.em.events else []
+        return Projection(
+            AGENT,
+            self.em.session,
+            self.em.run_id,
+            events,
+            self.cursor,
+            self.diag,
+            self.outcome,
+            task,
+        )

@@ -1,0 +1,116 @@
+"""What Codex rollout lines look like (adapters.md §3): the line and item
+types, the injected envelopes, how a call's input and success are read.
+Pure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+LINE_TYPES = frozenset("session_meta response_item compacted turn_context event_msg".split())
+NEWER_TYPES = frozenset(
+    "inter_agent_communication inter_agent_communication_metadata token_usage_record "
+    "world_state retained_context security_risk_score realtime_item".split()
+)
+QUIET_EVENTS = frozenset(
+    "agent_message agent_reasoning_raw_content thread_name_updated context_compacted "
+    "entered_review_mode exited_review_mode exec_command_end patch_apply_end "
+    "mcp_tool_call_end web_search_end view_image_tool_call image_generation_end "
+    "guardian_assessment injected_message".split()
+)
+CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output")
+INJECTED = (
+    ("<environment_context>", "environment context"),
+    ("<user_instructions>", "AGENTS.md"),
+    ("# AGENTS.md", "AGENTS.md"),
+    ("<INSTRUCTIONS>", "AGENTS.md"),
+    ("<permissions", "permissions"),
+    ("<turn_aborted>", "interrupt marker"),
+    ("<user_shell_command>", "local command"),
+    ("<skill", "skill text"),
+)
+EXIT = re.compile(r"(?:Process exited with code|Exit code:?) (-?\d+)")
+PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
+SHELLS = ("exec_command", "shell", "shell_command", "local_shell", "container.exec")
+
+
+def typed_prompt(value: dict[str, Any]) -> str | None:
+    payload = value.get("payload")
+    if value.get("type") != "event_msg" or not isinstance(payload, dict):
+        return None
+    if payload.get("type") == "user_message" and isinstance(payload.get("message"), str):
+        return str(payload["message"])
+    item = payload.get("item")
+    if payload.get("type") == "item_completed" and isinstance(item, dict):
+        if item.get("type") == "UserMessage":
+            text = item.get("text") or content_text(item.get("content"))
+            return str(text) if text else None
+    return None
+
+
+def injected(text: str) -> str | None:
+    stripped = text.lstrip()
+    for prefix, why in INJECTED:
+        if stripped.startswith(prefix):
+            return why
+    return None if stripped else "empty"
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") == "input_image":
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def call_input(item: dict[str, Any]) -> str:
+    if item.get("type") == "custom_tool_call":
+        return str(item.get("input") or "")
+    if item.get("type") == "local_shell_call":
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        command = action.get("command") if isinstance(action, dict) else None
+        return " ".join(command) if isinstance(command, list) else str(command or "")
+    if item.get("type") == "web_search_call":
+        action = item.get("action")
+        return json.dumps(action, sort_keys=True) if action is not None else "web search"
+    raw = item.get("arguments")
+    try:
+        args = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return str(raw)
+    if isinstance(args, dict):
+        command = args.get("cmd") or args.get("command")
+        if isinstance(command, list):
+            return " ".join(str(c) for c in command)
+        if isinstance(command, str):
+            return command
+    return json.dumps(args, sort_keys=True) if args is not None else ""
+
+
+def outcome(output: Any) -> tuple[str, bool | None]:
+    """The output's text and whether the call succeeded (None: not said)."""
+    text = content_text(output) if not isinstance(output, str) else output
+    try:
+        parsed = json.loads(text) if text.startswith("{") else None
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and isinstance(parsed.get("metadata"), dict):
+        code = parsed["metadata"].get("exit_code")
+        text = str(parsed.get("output") or text)
+        if isinstance(code, int):
+            return text, code == 0
+    found = EXIT.search(text)
+    if found is not None:
+        return text, int(found.group(1)) == 0
+    low = text[:200].lower()
+    if low.startswith(("error", "failed", "aborted")) or "rejected by user" in low:
+        return text, False
+    return text, True

@@ -1,0 +1,280 @@
+"""The I/O side of the adapters: finding and reading native transcript files.
+
+Claude Code keeps ``<config>/projects/<project>/<session>.jsonl`` (the
+config directory is ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``; the project
+is the working directory with every character but letters and digits
+replaced by ``-``) and its subagents in ``<session>/subagents/agent-<id>.jsonl``
+(2.1.2 and later, workflows one level deeper) or beside it as
+``agent-<id>.jsonl`` (before). Codex keeps
+``<home>/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`` (``$CODEX_HOME``,
+else ``~/.codex``), maybe compressed as ``.jsonl.zst``, and archived ones
+under ``archived_sessions/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+
+from git_gasp.adapters.claudecode import Session
+from git_gasp.adapters.codex import CodexSession
+from git_gasp.adapters.lines import Source
+from git_gasp.errors import USAGE, GaspError
+
+ZST_HINT = "install the zstandard package: pip install 'git-gasp[zstd]'"
+
+
+def read_source(path: str) -> Source:
+    """A native file as text (``.zst`` decompressed); bad bytes become U+FFFD."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise GaspError(f"{path}: cannot read: {exc.strerror}", None, USAGE) from None
+    if path.endswith(".zst"):
+        data = _unzstd(path, data)
+    return Source(path, data.decode("utf-8", "replace"))
+
+
+def _unzstd(path: str, data: bytes) -> bytes:
+    try:  # Python 3.14 has it in the standard library
+        from compression import zstd  # type: ignore[import-not-found]
+
+        return bytes(zstd.decompress(data))
+    except ImportError:
+        pass
+    try:
+        import zstandard
+    except ImportError:
+        raise GaspError(f"{path}: reading .zst needs zstd support", ZST_HINT, USAGE) from None
+    try:
+        with zstandard.ZstdDecompressor().stream_reader(data) as reader:
+            return bytes(reader.read())
+    except zstandard.ZstdError as exc:
+        raise GaspError(f"{path}: not a zstd file: {exc}", None, USAGE) from None
+
+
+def expand(paths: Iterable[str], suffixes: tuple[str, ...]) -> list[str]:
+    """Files named, and the files under directories named, ending in ``suffixes``."""
+    out: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for top, dirs, names in os.walk(path):
+                dirs.sort()
+                out += [os.path.join(top, n) for n in sorted(names) if n.endswith(suffixes)]
+        elif os.path.isfile(path):
+            out.append(path)
+        else:
+            raise GaspError(f"{path}: no such file or directory", None, USAGE)
+    return list(dict.fromkeys(out))
+
+
+# -- Claude Code -------------------------------------------------------------------
+
+
+def claude_home(env: Mapping[str, str]) -> str:
+    return env.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def project_dir_name(cwd: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "-", os.path.abspath(cwd))
+
+
+def claude_defaults(
+    env: Mapping[str, str], session: str | None, project: str | None, since: datetime | None
+) -> list[str]:
+    """The main transcripts in Claude Code's own location that match."""
+    projects = os.path.join(claude_home(env), "projects")
+    if not os.path.isdir(projects):
+        raise GaspError(f"{projects}: no Claude Code transcripts here", _where_hint("claude"))
+    dirs = sorted(os.listdir(projects))
+    if project is not None:
+        name = project_dir_name(project)
+        dirs = [d for d in dirs if d == name or (len(name) > 200 and d.startswith(name[:200]))]
+    found = []
+    for d in dirs:
+        top = os.path.join(projects, d)
+        if not os.path.isdir(top):
+            continue
+        for n in sorted(os.listdir(top)):
+            if not n.endswith(".jsonl") or n.startswith("agent-"):
+                continue
+            if session is not None and n != f"{session}.jsonl":
+                continue
+            path = os.path.join(top, n)
+            if since is None or os.path.getmtime(path) >= since.timestamp():
+                found.append(path)
+    return found
+
+
+def claude_sessions(paths: Iterable[str]) -> list[Session]:
+    """Group files into sessions: each main file with its subagents, found in
+    both layouts even when only the main file is named."""
+    files = expand(paths, (".jsonl",))
+    mains: dict[str, list[Source]] = {}
+    subs: dict[str, dict[str, Source]] = {}
+    for path in files:
+        name = os.path.basename(path)
+        if name.startswith("agent-"):
+            continue
+        source = read_source(path)
+        sid = _first_field(source.text, "sessionId") or name.removesuffix(".jsonl")
+        mains.setdefault(sid, []).append(source)
+        for sub in _subagent_files(path):
+            if sub not in files:
+                files.append(sub)
+    for path in files:
+        name = os.path.basename(path)
+        if not name.startswith("agent-"):
+            continue
+        source = read_source(path)
+        parent = _parent_session(path) or _first_field(source.text, "sessionId")
+        if parent is None:
+            raise GaspError(f"{path}: a subagent file whose session is unknown", None, USAGE)
+        subs.setdefault(parent, {})[name.removeprefix("agent-").removesuffix(".jsonl")] = source
+    order = list(mains) + [s for s in subs if s not in mains]
+    return [Session(s, mains.get(s, []), subs.get(s, {})) for s in order]
+
+
+def _subagent_files(main: str) -> list[str]:
+    top, name = os.path.split(main)
+    stem = name.removesuffix(".jsonl")
+    found = []
+    nested = os.path.join(top, stem, "subagents")
+    if os.path.isdir(nested):
+        found += [p for p in expand([nested], (".jsonl",)) if _is_agent_file(p)]
+    for n in sorted(os.listdir(top or ".")):
+        if n.startswith("agent-") and n.endswith(".jsonl"):
+            path = os.path.join(top, n)
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                if _first_field(fh.read(65536), "sessionId") == stem:
+                    found.append(path)
+    return found
+
+
+def _is_agent_file(path: str) -> bool:
+    return os.path.basename(path).startswith("agent-")
+
+
+def _parent_session(path: str) -> str | None:
+    """``<session>/subagents/.../agent-<id>.jsonl``: the session directory's name."""
+    parts = os.path.normpath(path).split(os.sep)
+    if "subagents" in parts:
+        at = len(parts) - 1 - parts[::-1].index("subagents")
+        return parts[at - 1] if at >= 1 else None
+    return None
+
+
+def _first_field(text: str, key: str) -> str | None:
+    for line in text.split("\n", 200)[:200]:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get(key), str):
+            return str(value[key])
+    return None
+
+
+# -- Codex -------------------------------------------------------------------------
+
+
+def codex_home(env: Mapping[str, str]) -> str:
+    return env.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+
+
+CODEX_SUFFIXES = (".jsonl", ".jsonl.zst")
+
+
+def codex_defaults(
+    env: Mapping[str, str], session: str | None, project: str | None, since: datetime | None
+) -> list[str]:
+    home = codex_home(env)
+    tops = [os.path.join(home, d) for d in ("sessions", "archived_sessions")]
+    tops = [t for t in tops if os.path.isdir(t)]
+    if not tops:
+        raise GaspError(f"{home}: no Codex sessions here", _where_hint("codex"))
+    found = []
+    for path in expand(tops, CODEX_SUFFIXES):
+        name = os.path.basename(path)
+        if not name.startswith("rollout-"):
+            continue
+        if session is not None and not name.removesuffix(".zst").endswith(f"{session}.jsonl"):
+            continue
+        if since is not None and os.path.getmtime(path) < since.timestamp():
+            continue
+        if project is not None:
+            cwd = _session_meta(read_source(path)).get("cwd")
+            if not isinstance(cwd, str) or os.path.abspath(cwd) != os.path.abspath(project):
+                continue
+        found.append(path)
+    return found
+
+
+def codex_sessions(paths: Iterable[str]) -> list[CodexSession]:
+    """Group rollouts by thread; a subagent thread goes inside its parent's
+    run when the parent is imported with it."""
+    threads: dict[str, list[Source]] = {}
+    parents: dict[str, str] = {}
+    for path in expand(paths, CODEX_SUFFIXES):
+        source = read_source(path)
+        meta = _session_meta(source)
+        thread = meta.get("id")
+        if not isinstance(thread, str):
+            thread = os.path.basename(path).split(".")[0].removeprefix("rollout-")
+        threads.setdefault(thread, []).append(source)
+        parent = _parent_thread(meta)
+        if parent is not None:
+            parents[thread] = parent
+    out = []
+    for thread, sources in threads.items():
+        if parents.get(thread) in threads:
+            continue
+        children = {t: threads[t][0] for t, p in parents.items() if p == thread}
+        out.append(CodexSession(thread, sources, children))
+    return out
+
+
+def _session_meta(source: Source) -> dict[str, object]:
+    try:
+        value = json.loads(source.text.split("\n", 1)[0])
+    except ValueError:
+        return {}
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if (
+        isinstance(value, dict)
+        and value.get("type") == "session_meta"
+        and isinstance(payload, dict)
+    ):
+        return payload
+    return {}
+
+
+def _parent_thread(meta: dict[str, object]) -> str | None:
+    """A subagent thread's parent: ``source.subagent`` names it (searched for a
+    ``parent_thread_id``), else ``forked_from_id`` of a subagent thread."""
+    source = meta.get("source")
+    child = meta.get("thread_source") == "subagent" or (
+        isinstance(source, dict) and "subagent" in source
+    )
+    if not child:
+        return None
+    stack: list[object] = [source]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "parent_thread_id" and isinstance(value, str):
+                    return value
+                stack.append(value)
+    forked = meta.get("forked_from_id")
+    return forked if isinstance(forked, str) else None
+
+
+def _where_hint(agent: str) -> str:
+    if agent == "claude":
+        return "set CLAUDE_CONFIG_DIR, or name the files: git gasp import claude-code PATH"
+    return "set CODEX_HOME, or name the files: git gasp import codex PATH"

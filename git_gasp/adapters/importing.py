@@ -1,0 +1,270 @@
+"""Writing projected sessions into an agent repository (``git gasp import``).
+
+For each session: project it (pure, :mod:`git_gasp.adapters`), append what
+the log does not hold yet in one batch (validated as every append is), and
+close the session's run with one boundary commit carrying ``Run-Id``,
+``Goal``, ``Outcome`` and ``Agent-Session: <agent>:<session id>``.
+
+One run per session, finished once: its id is derived from the agent and
+the session id. A session that grows after its run was closed (a continued
+or resumed session: Claude Code keeps the session id in the copy
+``--resume`` writes) gets a continuation run for what is new, its id from
+the session and the first new native record, its ``run.started`` naming
+the run it continues (``continues``) with the same task; it closes with its
+own boundary commit (its own ``Run-Id``, the same ``Agent-Session``).
+Re-importing a file that did not change appends nothing and makes no commit.
+
+The cursor (how far each file was read, and its digest) is kept in the
+repository's git directory (``gasp/imports/``), never committed: with it an
+unchanged session is skipped without projecting; without it the
+deterministic ids still keep every event from being appended twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from git_gasp import git
+from git_gasp.adapters.emitting import Resume, stable_id
+from git_gasp.adapters.lifting import EVAL_PATTERNS, RULES, LiftConfig
+from git_gasp.adapters.lines import Projection, Source, file_cursor
+from git_gasp.agent.api import Agent
+from git_gasp.agent.runs import close_run
+from git_gasp.core.event import Actor, Event
+from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.store.runmarker import OpenRun
+from git_gasp.store.writer import write_atomically
+
+Projector = Callable[[Callable[[str], bool], Resume | None], Projection]
+
+
+class Imported(NamedTuple):
+    agent: str
+    session: str
+    run_id: str
+    appended: int  # events appended by this import
+    commit: str | None
+    outcome: str
+    task: str
+    note: str | None
+    transcript: str | None
+    diagnostics: dict[str, Any]
+    warnings: list[str]
+
+
+def import_session(
+    root: str,
+    agent_name: str,
+    session: str,
+    project: Projector,
+    cursor: Sequence[dict[str, Any]],
+    worker: str | None = None,
+    keep: str | None = None,
+) -> Imported | None:
+    """Project one session with ``project(known)`` and write it into ``root``;
+    None when the session's files are as the last import read them."""
+    cursor_path = _cursor_path(root, agent_name, session)
+    if _unchanged(cursor_path, cursor):
+        return None
+    with Agent.open(root, worker=worker) as agent:
+        projection = project(agent.knows, latest_run(agent, agent_name, session))
+        if projection.diagnostics.recognised == 0:
+            where = ", ".join(c["file"] for c in projection.cursor) or session
+            raise GaspError(
+                f"{where}: nothing in it is a {agent_name} record this projector recognises",
+                "is it a transcript of this agent? `--json` lists what was seen",
+                FINDINGS,
+            )
+        run = agent.open_run
+        if run is not None and run.run_id != projection.run_id:
+            raise GaspError(
+                f"run {run.run_id} is open in {root}; an import writes its own run",
+                "close it first: git gasp run close --outcome TEXT (or run abandon)",
+                USAGE,
+            )
+        if projection.events:
+            agent.append(projection.events)
+        closed = _close(agent, projection)
+        kept = None
+        if keep is not None and closed is not None:
+            from git_gasp.agent.transcript import add_transcript
+
+            kept = add_transcript(agent, projection.run_id, keep).path
+    _save_cursor(cursor_path, projection.cursor)
+    commit, note = closed if closed is not None else (None, None)
+    return _result(projection, len(projection.events), commit, note, kept)
+
+
+def latest_run(agent: Agent, agent_name: str, session: str) -> Resume | None:
+    """The session's latest run in the log: its first run, or the last of the
+    continuations that name it (each names the run before it); None if the
+    log has none of them."""
+    chain = {stable_id("run", agent_name, session)}
+    latest: Event | None = None
+    finished: set[str] = set()
+    for event in agent.events():
+        run = event.correlation_id
+        if event.kind == "run.finished" and run in chain:
+            finished.add(run)
+        elif event.kind != "run.started" or not isinstance(event.payload, dict):
+            continue
+        elif run in chain or event.payload.get("continues") in chain:
+            chain.add(str(run))
+            latest = event
+    if latest is None or not isinstance(latest.payload, dict):
+        return None
+    run_id = str(latest.correlation_id)
+    return Resume(run_id, latest.id, run_id in finished, str(latest.payload.get("task", "")))
+
+
+def _close(agent: Agent, projection: Projection) -> tuple[str | None, str | None] | None:
+    """The boundary commit of the run, unless it was closed already: each run
+    (the session's first, or a continuation) finishes once."""
+    run_id = projection.run_id
+    events = agent.run_events(run_id)
+    started = next(e for e in events if e.kind == "run.started")
+    if any(e.kind == "run.finished" for e in events):
+        return None
+    if agent.open_run is None or agent.open_run.run_id != run_id:
+        agent.open_run = OpenRun(run_id, started.id, None, agent.worker)
+    agent.lease.acquire()
+    ref = f"{projection.agent}:{projection.session}"
+    closed = close_run(agent, projection.outcome, sessions=[ref])
+    return closed.commit, closed.note
+
+
+def _result(
+    projection: Projection, appended: int, commit: str | None, note: str | None, kept: str | None
+) -> Imported:
+    diag = projection.diagnostics
+    return Imported(
+        projection.agent,
+        projection.session,
+        projection.run_id,
+        appended,
+        commit,
+        projection.outcome,
+        projection.task,
+        note,
+        kept,
+        {**diag.to_value(), "cursor": projection.cursor},
+        diag.warnings(),
+    )
+
+
+def import_actor(root: str, agent_name: str) -> Actor:
+    """The actor of imported events: the agent repository's own agent."""
+    from git_gasp.agent.eventlog import agent_id_of
+
+    return Actor("agent", agent_id_of(root) or agent_name)
+
+
+# -- the cursor --------------------------------------------------------------------
+
+
+def _cursor_path(root: str, agent_name: str, session: str) -> str:
+    git_dir = git.repo_info(root).git_dir
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)
+    return os.path.join(git_dir, "gasp", "imports", agent_name, f"{safe}.json")
+
+
+def _unchanged(path: str, cursor: Sequence[dict[str, Any]]) -> bool:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return bool(json.load(fh) == list(cursor))
+    except (OSError, ValueError):
+        return False
+
+
+def _save_cursor(path: str, cursor: Sequence[dict[str, Any]]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_atomically(path, json.dumps(list(cursor), indent=1).encode() + b"\n")
+
+
+# -- from paths to sessions ----------------------------------------------------------
+
+
+def import_all(
+    root: str,
+    agent_name: str,
+    paths: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    session: str | None = None,
+    project: str | None = None,
+    since: datetime | None = None,
+    lift: str | None = None,
+    keep: bool = False,
+    worker: str | None = None,
+) -> list[dict[str, Any]]:
+    """Import every session the paths (or the agent's default location) hold."""
+    from git_gasp.adapters import files
+
+    config = lift_config(root, lift)
+    actor = import_actor(root, agent_name)
+    if agent_name == "claude-code":
+        if not paths:
+            paths = files.claude_defaults(env, session, project, since)
+        inputs = [(s.session_id, _claude(s, actor, config)) for s in files.claude_sessions(paths)]
+    else:
+        if not paths:
+            paths = files.codex_defaults(env, session, project, since)
+        inputs = [(s.session_id, _codex(s, actor, config)) for s in files.codex_sessions(paths)]
+    if session is not None:
+        inputs = [i for i in inputs if i[0] == session]
+    if not inputs:
+        raise GaspError(
+            f"no {agent_name} sessions found", "name the files, or check --session/--project"
+        )
+    out = []
+    for sid, (sources, projector) in inputs:
+        cursor = [file_cursor(s) for s in sources]
+        keep_file = sources[0].name if keep and sources else None
+        result = import_session(root, agent_name, sid, projector, cursor, worker, keep_file)
+        if result is None:
+            out.append({"agent": agent_name, "session": sid, "unchanged": True, "warnings": []})
+        else:
+            out.append({**result._asdict(), "unchanged": False})
+    return out
+
+
+def _claude(session: Any, actor: Actor, config: LiftConfig) -> tuple[list[Source], Projector]:
+    from git_gasp.adapters import claudecode
+
+    sources = [*session.mains, *session.subagents.values()]
+    return sources, lambda known, resume: claudecode.project(session, actor, known, config, resume)
+
+
+def _codex(session: Any, actor: Actor, config: LiftConfig) -> tuple[list[Source], Projector]:
+    from git_gasp.adapters import codex
+
+    return list(session.sources), lambda known, resume: codex.project(
+        session, actor, known, config, resume
+    )
+
+
+def lift_config(root: str, given: str | None) -> LiftConfig:
+    """``--lift``, else ``gasp.importLift``, else every rule; the test patterns
+    are ``gasp.importEvalPattern`` (repeatable), else the built-in ones."""
+    text = given
+    if text is None:
+        text = git.config_value(root, "gasp.importLift")
+    rules = set(RULES) if text is None else {r.strip() for r in text.split(",") if r.strip()}
+    rules.discard("none")
+    unknown = rules - set(RULES)
+    if unknown:
+        raise GaspError(
+            f"unknown lifting rule {sorted(unknown)[0]!r}",
+            f"use a comma-separated list of {', '.join(RULES)}, or none",
+            USAGE,
+        )
+    patterns = tuple(git.config_values(root, "gasp.importEvalPattern")) or EVAL_PATTERNS
+    try:
+        return LiftConfig(frozenset(rules), patterns)
+    except re.error as exc:
+        raise GaspError(f"gasp.importEvalPattern: not a regular expression: {exc}") from None

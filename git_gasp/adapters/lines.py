@@ -1,0 +1,160 @@
+"""Native transcript files as records, and what a projection could not read.
+
+A transcript is JSON Lines written while the agent runs, so its last line
+may be torn (a write in flight): that line is ignored and not counted as
+read, so a later import reads it whole. A line that is not JSON anywhere
+else is corrupt: it is reported with its line number and the rest is
+projected. Pure: text in, values out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from git_gasp.core.event import Event
+
+
+class Source(NamedTuple):
+    """One native file: a name to report it by and its text."""
+
+    name: str
+    text: str
+
+
+class Record(NamedTuple):
+    line: int  # 1-based physical line number in its file
+    value: dict[str, Any]
+
+
+@dataclass
+class Diagnostics:
+    """What a projection saw but did not project, counted; never a crash."""
+
+    versions: set[str] = field(default_factory=set)
+    untested: list[str] = field(default_factory=list)  # warnings about versions
+    unknown_types: Counter[str] = field(default_factory=Counter)
+    unknown_fields: Counter[str] = field(default_factory=Counter)
+    ignored: Counter[str] = field(default_factory=Counter)
+    injected: Counter[str] = field(default_factory=Counter)
+    corrupt: list[str] = field(default_factory=list)  # "<file>:<line>: <why>"
+    torn: list[str] = field(default_factory=list)
+    copied: int = 0  # records a child file copied from its parent (never the child's)
+    abandoned: int = 0  # records of rewound branches, not projected
+    unfinished_calls: int = 0  # tool calls with no result
+    recognised: int = 0  # records that became (or fed) an event
+
+    def warnings(self) -> list[str]:
+        """One line for each thing the user should know about."""
+        out = list(self.untested)
+        out += [f"{where} (skipped)" for where in self.corrupt]
+        if self.unknown_types:
+            shown = ", ".join(f"{k} ({n})" for k, n in sorted(self.unknown_types.items()))
+            out.append(f"unknown record types counted, not projected: {shown}")
+        if self.unfinished_calls:
+            out.append(f"{self.unfinished_calls} tool call(s) have no result: kept as unfinished")
+        return out
+
+    def to_value(self) -> dict[str, Any]:
+        return {
+            "versions": sorted(self.versions),
+            "untested": list(self.untested),
+            "recognised": self.recognised,
+            "unknown_types": dict(sorted(self.unknown_types.items())),
+            "unknown_fields": dict(sorted(self.unknown_fields.items())),
+            "ignored": dict(sorted(self.ignored.items())),
+            "injected": dict(sorted(self.injected.items())),
+            "corrupt_lines": list(self.corrupt),
+            "torn_last_line": list(self.torn),
+            "copied_records": self.copied,
+            "abandoned_records": self.abandoned,
+            "unfinished_tool_calls": self.unfinished_calls,
+        }
+
+
+def file_cursor(source: Source) -> dict[str, Any]:
+    """How far ``source`` can be read: its complete lines and their digest."""
+    text = source.text
+    end = text.rfind("\n") + 1
+    complete = text[:end]
+    if end < len(text) and _parses(text[end:]):
+        complete = text  # a last line without its newline that is whole
+    digest = hashlib.sha256(complete.encode("utf-8", "surrogatepass")).hexdigest()
+    return {"file": source.name, "lines": complete.count("\n"), "sha256": digest}
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def records(source: Source, diag: Diagnostics) -> list[Record]:
+    """The JSON objects of ``source`` in file order; bad lines go to ``diag``."""
+    out: list[Record] = []
+    lines = source.text.split("\n")
+    last = len(lines) - 1
+    while last >= 0 and not lines[last].strip():
+        last -= 1
+    torn_possible = not source.text.endswith("\n")
+    for index, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            if index == last and torn_possible:
+                diag.torn.append(f"{source.name}:{index + 1}")
+                continue
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deep"
+            diag.corrupt.append(f"{source.name}:{index + 1}: not JSON ({why})")
+            continue
+        if not isinstance(value, dict):
+            diag.corrupt.append(f"{source.name}:{index + 1}: not a JSON object")
+            continue
+        out.append(Record(index + 1, value))
+    return out
+
+
+def note_fields(value: dict[str, Any], known: frozenset[str], diag: Diagnostics) -> None:
+    for key in value:
+        if key not in known:
+            diag.unknown_fields[key] += 1
+
+
+def version_tuple(text: str) -> tuple[int, ...] | None:
+    parts = text.split(".")
+    try:
+        return tuple(int(p.split("-")[0]) for p in parts[:3])
+    except ValueError:
+        return None
+
+
+def check_versions(
+    agent: str, diag: Diagnostics, low: tuple[int, ...], high: tuple[int, ...]
+) -> None:
+    """Warn (never fail) for versions outside the range the projector was tested on."""
+    tested = f"{'.'.join(map(str, low))} to {'.'.join(map(str, high))}"
+    for text in sorted(diag.versions):
+        parsed = version_tuple(text)
+        if parsed is None or not low <= parsed <= high:
+            diag.untested.append(
+                f"{agent} {text} is outside the versions this projector was tested on "
+                f"({tested}): what it recognises is projected, the rest is counted"
+            )
+
+
+class Projection(NamedTuple):
+    agent: str
+    session: str
+    run_id: str
+    events: list[Event]  # only what the log does not hold yet, run.started first
+    cursor: list[dict[str, Any]]
+    diagnostics: Diagnostics
+    outcome: str
+    task: str

@@ -1,0 +1,106 @@
+"""Token accounting over imported events (pure): ``git gasp usage``.
+
+- Claude Code repeats a message's usage on every line of it: one count per
+  ``(session, message id)``, the last usage logged for it (a message still
+  streaming at one import and final at the next keeps the final figures).
+  Input, output, cache-creation and cache-read tokens are the API's.
+- Codex reports cumulative totals per thread: each imported ``token_count``
+  is a delta of them, so the per-session sum is the last total. Input
+  excludes the cached tokens, which are the cache reads.
+- A subagent's messages are counted once, in its own file; records a child
+  copied from its parent were never imported as the child's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from git_gasp.core.event import Event
+
+FIELDS = ("input", "output", "cache_creation", "cache_read")
+
+
+def _claude(usage: Mapping[str, Any]) -> dict[str, int]:
+    return {
+        "input": _int(usage.get("input_tokens")),
+        "output": _int(usage.get("output_tokens")),
+        "cache_creation": _int(usage.get("cache_creation_input_tokens")),
+        "cache_read": _int(usage.get("cache_read_input_tokens")),
+    }
+
+
+def _codex(delta: Mapping[str, Any]) -> dict[str, int]:
+    cached = _int(delta.get("cached_input_tokens"))
+    return {
+        "input": _int(delta.get("input_tokens")) - cached,
+        "output": _int(delta.get("output_tokens")),
+        "cache_creation": _int(delta.get("cache_write_input_tokens")),
+        "cache_read": cached,
+    }
+
+
+def _int(value: Any) -> int:
+    return value if type(value) is int else 0
+
+
+def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
+    """``(event, model, counts)`` for each count, de-duplicated as above."""
+    claude: dict[tuple[str, str], tuple[Event, str, dict[str, int]]] = {}
+    out: list[tuple[Event, str, dict[str, int]]] = []
+    for event in events:
+        if event.kind not in ("model.called", "model.finished"):
+            continue
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        meta = payload.get("metadata")
+        if not isinstance(meta, dict) or not isinstance(meta.get("usage"), dict):
+            continue
+        model = str(payload.get("model") or "unknown")
+        if "total_token_usage" in meta:  # codex: a delta of the thread's totals
+            out.append((event, model, _codex(meta["usage"])))
+        elif isinstance(meta.get("message_id"), str):
+            key = (str(meta.get("session")), meta["message_id"])
+            if key in claude and event.kind == "model.finished":
+                model = claude[key][1]  # a later usage of the same message
+            claude[key] = (event, model, _claude(meta["usage"]))
+    return out + list(claude.values())
+
+
+def group(
+    events: Iterable[Event], by: str, commit_of: Callable[[str], str | None]
+) -> list[dict[str, Any]]:
+    """Rows of counts per model within each group (``by``: run, session, model,
+    commit or day), in order of first appearance."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for event, model, counts in counted(events):
+        run = event.correlation_id or "-"
+        meta = event.payload.get("metadata") if isinstance(event.payload, dict) else {}
+        session = str(meta.get("session")) if isinstance(meta, dict) else "-"
+        key = {
+            "run": run,
+            "session": session,
+            "model": model,
+            "commit": commit_of(run) or "(not committed)",
+            "day": datetime.fromtimestamp(event.ts_ms / 1000, UTC).date().isoformat(),
+        }[by]
+        row = rows.setdefault((key, model), {by: key, "model": model, **dict.fromkeys(FIELDS, 0)})
+        for field in FIELDS:
+            row[field] += counts[field]
+    for row in rows.values():
+        row["total"] = sum(row[f] for f in FIELDS)
+    return list(rows.values())
+
+
+def estimate(rows: list[dict[str, Any]], prices: Mapping[str, Any]) -> list[str]:
+    """Add ``cost_estimate`` (USD) to the rows whose model the table prices;
+    the models it does not price."""
+    missing = []
+    for row in rows:
+        price = prices.get(row["model"])
+        if not isinstance(price, dict):
+            missing.append(row["model"])
+            continue
+        cost = sum(float(price.get(f, 0)) * row[f] for f in FIELDS) / 1_000_000
+        row["cost_estimate"] = round(cost, 6)
+    return sorted(set(missing))

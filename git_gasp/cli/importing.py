@@ -1,0 +1,175 @@
+"""``git gasp import claude-code|codex`` and ``git gasp usage`` (registered on ``cli``)."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from typing import Any
+
+import click
+
+from git_gasp import git, output
+from git_gasp.cli.options import JSON, WORKER, emit
+from git_gasp.errors import OK, USAGE, GaspError
+
+AGENT_REPO = click.option(
+    "-C",
+    "--repo",
+    "repo",
+    metavar="PATH",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The agent repository to write (default: $GASP_AGENT_REPO, else gasp.agentRepo).",
+)
+
+
+def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r} is not a date (YYYY-MM-DD[THH:MM])", ctx, param
+        ) from None
+
+
+def _options(fn: Any) -> Any:
+    for option in reversed(
+        (
+            click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH]..."),
+            click.option("--session", metavar="ID", help="The session with this id."),
+            click.option("--project", metavar="DIR", help="The sessions of this project."),
+            click.option(
+                "--since", metavar="DATE", callback=_since, help="Files changed since DATE."
+            ),
+            click.option(
+                "--lift",
+                metavar="RULES",
+                help="Lifting rules: eval,patch,commit,decision (or none); "
+                "default: gasp.importLift, else all.",
+            ),
+            click.option(
+                "--keep-transcript",
+                is_flag=True,
+                help="Store the main file gzipped under transcripts/ (cold, not pushed).",
+            ),
+            AGENT_REPO,
+            WORKER,
+            JSON,
+        )
+    ):
+        fn = option(fn)
+    return fn
+
+
+@click.group(name="import")
+def import_group() -> None:
+    """Project Claude Code or Codex sessions into an agent repository."""
+
+
+@import_group.command(name="claude-code")
+@_options
+def import_claude_code(**given: Any) -> int:
+    """Import Claude Code transcripts (files, directories or --session/--project)."""
+    return _run("claude-code", given)
+
+
+@import_group.command(name="codex")
+@_options
+def import_codex(**given: Any) -> int:
+    """Import Codex rollouts (.jsonl or .jsonl.zst; files, directories or --session)."""
+    return _run("codex", given)
+
+
+def _run(agent: str, given: dict[str, Any]) -> int:
+    from git_gasp.adapters.importing import import_all
+
+    root = agent_repo(given["repo"])
+    results = import_all(
+        root,
+        agent,
+        list(given["paths"]),
+        dict(os.environ),
+        session=given["session"],
+        project=given["project"],
+        since=given["since"],
+        lift=given["lift"],
+        keep=given["keep_transcript"],
+        worker=given["worker"],
+    )
+    for result in results:
+        for warning in result["warnings"]:
+            output.diag(f"warning: {warning}")
+    value = {"format": "git-gasp.import/1", "repo": root, "sessions": results}
+    emit(given["as_json"], value, "\n".join(_line(r) for r in results) or "nothing to import")
+    return OK
+
+
+def _line(result: dict[str, Any]) -> str:
+    ref = f"{result['agent']}:{result['session']}"
+    if result["unchanged"]:
+        return f"{ref}: unchanged since the last import"
+    commit = result["commit"][:12] if result["commit"] else "no commit"
+    return (
+        f"{ref}: run {result['run_id']} +{result['appended']} events, "
+        f"outcome {result['outcome']}, {commit}"
+    )
+
+
+def agent_repo(repo: str | None) -> str:
+    """``--repo``, else ``$GASP_AGENT_REPO``, else ``git config gasp.agentRepo``."""
+    chosen = repo or os.environ.get("GASP_AGENT_REPO")
+    if not chosen:
+        try:
+            chosen = git.config_value(".", "gasp.agentRepo", "path")
+        except git.GitError:
+            chosen = None
+    if not chosen:
+        raise GaspError(
+            "no agent repository to import into",
+            "pass --repo PATH, set GASP_AGENT_REPO or `git config gasp.agentRepo PATH` "
+            "(create one with: git gasp init PATH)",
+            USAGE,
+        )
+    if not os.path.isfile(os.path.join(chosen, "AGENT.md")):
+        raise GaspError(
+            f"{chosen}: not an agent repository (no AGENT.md)",
+            f"create it with: git gasp init {chosen}",
+            USAGE,
+        )
+    return chosen
+
+
+@click.command()
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@click.option(
+    "--by",
+    type=click.Choice(["run", "session", "model", "commit", "day"]),
+    default="model",
+    show_default=True,
+    help="Group the counts by this.",
+)
+@click.option(
+    "--pricing",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, exists=True),
+    help="A JSON pricing table (USD per million tokens per model): adds an estimated cost.",
+)
+@AGENT_REPO
+@JSON
+def usage(
+    rev_range: str | None, by: str, pricing: str | None, repo: str | None, as_json: bool
+) -> int:
+    """Count the input, output and cache tokens of imported sessions, per model."""
+    from git_gasp.adapters.accounting import read_usage, usage_text
+
+    root = agent_repo(repo)
+    report = read_usage(root, rev_range, by, pricing)
+    emit(as_json, report, usage_text(report))
+    return OK
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(import_group)
+    cli.add_command(usage)
