@@ -37,39 +37,6 @@ def trailer_findings(message: str, events: Iterable[Event], where: str) -> list[
     return out + _run_findings(trailers, finished[0], where)
 
 
-def run_id_findings(
-    message: str, events: Iterable[Event], amended: Iterable[str] = (), where: str = ""
-) -> list[Finding]:
-    """Every ``Run-Id`` trailer names a run the commit's appended ``events``
-    start or finish (or, for ``git commit --amend``, one the amended commit
-    named: ``amended``); a bogus one would list a run no log holds."""
-    from git_gasp.core.trailers import parse_trailers, values
-
-    held = []
-    for event in events:
-        if event.kind in ("run.started", "run.finished"):
-            run = _payload_str(event, "run_id")
-            if run is not None and run not in held:
-                held.append(run)
-    known = set(held) | set(amended)
-    out = []
-    for value in values(parse_trailers(message), "Run-Id"):
-        if value.strip() in known:
-            continue
-        holds = ", ".join(held) if held else "no run"
-        out.append(
-            Finding(
-                where,
-                None,
-                "trailer",
-                f"Run-Id {value!r} names no run this commit's log starts or finishes "
-                f"(the staged log holds {holds})",
-                "drop the trailer: git gasp run close --outcome TEXT writes it for its run",
-            )
-        )
-    return out
-
-
 def _session_findings(trailers: Sequence[Trailer], where: str) -> list[Finding]:
     """Session trailers carry no credentials; ``Agent-Session`` values follow
     the grammar."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from git_gasp import git
-from git_gasp.core.commitmessage import run_id_findings, trailer_findings
+from git_gasp.core.commitmessage import trailer_findings
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Judged
 from git_gasp.core.locations import DEFAULT_LOCATIONS
@@ -100,11 +100,7 @@ def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
         # merges' trailers too); only the Agent-Session grammar applies
         found = [Judged("", f) for f in trailer_findings(message, [], where)]
     else:
-        events = staged_events(repo)
-        found = [Judged("", f) for f in trailer_findings(message, events, where)]
-        head = git.head(repo) if "run-id" in message.lower() else None
-        amended = _run_ids(git.commit_message(repo, head)) if head else []
-        found += [Judged("", f) for f in run_id_findings(message, events, amended, where)]
+        found = [Judged("", f) for f in trailer_findings(message, staged_events(repo), where)]
     found = _settled(repo, found, out)
     report(found, out)
     done(found, "commit refused")
@@ -113,13 +109,6 @@ def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
 def _settled(repo: str, found: list[Judged], out: TextIO) -> list[Judged]:
     """The errors among ``found``, its warnings printed (git-gasp-hooks(1))."""
     return [j for _, j in levels.settle(repo, [(None, j) for j in found], out)]
-
-
-def _run_ids(message: str) -> list[str]:
-    """The ``Run-Id`` values of a commit message (HEAD's, which an amend keeps)."""
-    from git_gasp.core.trailers import parse_trailers, values
-
-    return [v.strip() for v in values(parse_trailers(message), "Run-Id")]
 
 
 def _merging(repo: str) -> bool:
