@@ -630,10 +630,10 @@ def test_branch_deletion_is_rejected_unless_allowed(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = bare_server(tmp_path, capsys)
-    assert (
-        push(work, f"file://{server}", "HEAD:refs/heads/main", "HEAD:refs/heads/side").returncode
-        == 0
-    )
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    append(work, LOG, goal_pair("side"))  # lines no other ref holds
+    commit(work, "side")
+    assert push(work, f"file://{server}", "HEAD:refs/heads/side").returncode == 0
     refused = push(work, f"file://{server}", ":refs/heads/side")
     assert refused.returncode != 0 and "would drop an agent's log" in refused.stderr
     git(server, "config", "gasp.allowDeletion", "true")

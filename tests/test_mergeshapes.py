@@ -15,7 +15,7 @@ import pytest
 
 from .conftest import git
 from .conftest import run_cli as main
-from .test_hooks import LOG, append, bare_server, commit, goal_pair, push, work
+from .test_hooks import LOG, append, bare_server, commit, goal_pair, mkcommit, push, work
 
 __all__ = ["work"]
 
@@ -134,3 +134,86 @@ def test_a_criss_cross_union_merge_made_by_git_passes_every_judge(
     tip = git(work, "rev-parse", "HEAD").strip()
     verdicts = _verdicts(work, tmp_path, capsys, tip, start)
     assert verdicts == {"pre-push": True, "pre-receive": True, "check": True}
+
+
+def _side(repo: Path, tag: str) -> str:
+    """A commit on top of HEAD that appends one goal (HEAD stays)."""
+    append(repo, LOG, goal_pair(tag))
+    git(repo, "add", LOG)
+    tip = mkcommit(repo, tag, "HEAD")
+    git(repo, "checkout", "-q", "--", LOG)
+    git(repo, "reset", "-q", "--hard", "HEAD")
+    return tip
+
+
+#: deletion and forced-update shapes: the refs the server has (name -> "main"
+#: for main's tip, "side" for a commit with lines main lacks), the push, its verdict
+DELETIONS: dict[str, tuple[dict[str, str], list[str], bool]] = {
+    "delete a branch main holds": ({"refs/heads/b": "main"}, [":refs/heads/b"], True),
+    "delete a branch with lines no ref holds": (
+        {"refs/heads/b": "side"},
+        [":refs/heads/b"],
+        False,
+    ),
+    "delete a branch a backup ref holds": (
+        {"refs/heads/b": "side", "refs/agents/backup": "side"},
+        [":refs/heads/b"],
+        True,
+    ),
+    "delete refs/agents/backup holding lines no ref holds": (
+        {"refs/agents/backup": "side"},
+        [":refs/agents/backup"],
+        False,
+    ),
+    "delete refs/agents/backup main holds": (
+        {"refs/agents/backup": "main"},
+        [":refs/agents/backup"],
+        True,
+    ),
+    "delete a tag holding lines no ref holds": ({"refs/tags/t": "side"}, [":refs/tags/t"], False),
+    "delete main while a branch holds it": ({"refs/heads/b": "main"}, [":refs/heads/main"], True),
+    "delete main and the branch holding it": (
+        {"refs/heads/b": "main"},
+        [":refs/heads/main", ":refs/heads/b"],
+        False,
+    ),
+    "force a branch back while a backup ref holds it": (
+        {"refs/heads/b": "side", "refs/agents/backup": "side"},
+        ["+main:refs/heads/b"],
+        True,
+    ),
+    "force a branch back, dropping lines no ref holds": (
+        {"refs/heads/b": "side"},
+        ["+main:refs/heads/b"],
+        False,
+    ),
+    "force main back while another push keeps its tip": (
+        {},
+        ["+main~1:refs/heads/main", "main:refs/heads/keep"],
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DELETIONS))
+def test_a_deletion_is_refused_only_where_it_drops_lines(
+    shape: str, work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    refs, refspecs, accepted = DELETIONS[shape]
+    append(work, LOG, goal_pair("main"))
+    commit(work, "main")
+    tips = {"main": git(work, "rev-parse", "HEAD").strip(), "side": _side(work, "side")}
+    server = bare_server(tmp_path, capsys)
+    git(server, "config", "receive.denyDeleteCurrent", "ignore")  # git's own rule aside
+    pushes = ["main:refs/heads/main", *(f"{tips[what]}:{ref}" for ref, what in refs.items())]
+    assert push(work, f"file://{server}", *pushes).returncode == 0
+    before = git(server, "for-each-ref")
+    result = push(work, f"file://{server}", *refspecs)
+    assert (result.returncode == 0) == accepted, result.stderr
+    if not accepted:
+        assert "[append-only]" in result.stderr
+        assert git(server, "for-each-ref") == before
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", f"file://{server}", str(clone))
+    if git(clone, "rev-parse", "--verify", "-q", "HEAD", check=False).strip():
+        assert _checked(capsys, clone)
