@@ -125,7 +125,8 @@ def _decision_findings(
     declared = [declared_identity_hash(m.decode("utf-8", "replace")).value for m in (before, after)]
     if declared[0] != declared[1] and not any(approves(e) for e in appended):
         message = (
-            f"the identity of {update.ref} changes without an Approved decision.created on the way"
+            f"the identity of {update.ref} changes without an Approved decision.created "
+            "by a person on the way"
         )
         finding = Finding("AGENT.md", None, "identity", message, IDENTITY_HINT)
         out.append(Judged(update.new, finding))
