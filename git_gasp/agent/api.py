@@ -384,7 +384,7 @@ def _refuse_an_agents_approval(root: str, who: Actor) -> None:
     """A person's approval lets identity and Locations change (the hooks
     count no other): recording one takes the gate ``identity commit`` takes,
     a caller that does not declare itself an agent."""
-    from git_gasp.agent.identity import ACTOR_KIND_CONFIG, ACTOR_KIND_ENV, actor_kind
+    from git_gasp.agent.actorkind import ACTOR_KIND_CONFIG, ACTOR_KIND_ENV, actor_kind
 
     if actor_kind(root) == "agent":
         raise GaspError(
