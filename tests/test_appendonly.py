@@ -253,3 +253,28 @@ def test_worktree_missing_and_unreadable(tmp_path: Path) -> None:
     assert failures(repo) == (
         f"{EVENTS}: working tree unreadable: stream did not contain valid UTF-8",
     )
+
+
+def test_one_merge_rule_for_hooks_and_check() -> None:
+    """Any interleaving that keeps each parent's order passes, criss-cross
+    orders included; a drop, a reorder or the merge's own line first fails,
+    and the hooks' byte rule agrees with check 4's."""
+    from git_gasp.core.change import merge_finding
+
+    base = b"e1\ne2\n"
+    ours, theirs = base + b"o1\no2\n", base + b"t1\nt2\n"
+    cases = {
+        base + b"o1\nt1\no2\nt2\n": None,
+        base + b"t1\no1\nt2\no2\nnew\n": None,
+        base + b"o2\no1\nt1\nt2\n": 0,
+        base + b"o1\no2\nt2\nt1\n": 1,
+        base + b"new\no1\no2\nt1\nt2\n": -2,
+    }
+    for merged, problem in cases.items():
+        assert merge_problem([ours, theirs], merged) == problem, merged
+        found = merge_finding("log", [ours, theirs], merged, ["a" * 7, "b" * 7])
+        assert (found is None) == (problem is None), merged
+    crossed = [base + b"o1\nt1\n", base + b"t1\no1\n"]  # two merges, two orders
+    assert merge_problem(crossed, base + b"t1\no1\n") is None
+    assert merge_problem(crossed, base + b"o1\nt1\nx\n") is None
+    assert merge_problem(crossed, base + b"o1\n") is not None

@@ -161,7 +161,7 @@ def test_identity_rules() -> None:
     old, new = "a" * 64, "b" * 64
 
     def decided(status: str) -> Event:
-        payload = {"id": "x", "status": status}
+        payload = {"id": "x", "status": status, "decided_by": {"kind": "user", "id": "h"}}
         return Event("d", 1, 1, Actor("user", "h"), "decision.created", payload, None, None)
 
     decision = decided("Approved")

@@ -48,12 +48,22 @@ def goal_pair(tag: str, kind: str = "goal") -> str:
     )
 
 
-def decision_pair(tag: str) -> str:
-    decision = {"id": f"dec-{tag}", "status": "Approved", "title": f"approve {tag}"}
+def decision_pair(tag: str, kind: str = "user") -> str:
+    """An Approved decision: a person's (``kind`` user), as identity commit writes it."""
+    person = {"kind": kind, "id": "ann"}
+    decision: dict[str, object] = {"id": f"dec-{tag}", "status": "Approved", "title": tag}
+    decision["decided_by"] = person
     ops = [{"CreateNode": {"id": f"dec-{tag}", "kind": "decision", "props": decision}}]
-    return event(f"ev-dec-{tag}", "decision.created", decision) + event(
+    return by(event(f"ev-dec-{tag}", "decision.created", decision), person) + event(
         f"ev-dec-{tag}-ops", "state.ops_applied", ops, f"ev-dec-{tag}"
     )
+
+
+def by(line: str, actor: dict[str, str]) -> str:
+    """An event line recorded by ``actor``."""
+    value = json.loads(line)
+    value["actor"] = actor
+    return json.dumps(value, separators=(",", ":")) + "\n"
 
 
 def mkcommit(repo: Path, message: str, *parents: str) -> str:
@@ -154,6 +164,11 @@ def identity_without_decision(repo: Path) -> None:
     identity_without_hash(repo)
     manifest = repo / "AGENT.md"
     manifest.write_text(set_identity_hash(manifest.read_text(), compute(str(repo))))
+
+
+def identity_approved_by_an_agent(repo: Path) -> None:
+    identity_without_decision(repo)
+    append(repo, LOG, decision_pair("self", kind="agent"))
 
 
 def unpaired(repo: Path) -> None:
@@ -275,6 +290,11 @@ CORPUS: list[tuple[str, Callable[[Path], None], str]] = [
     ("log deleted", delete_log, f"{LOG}: [append-only] the file was deleted"),
     ("identity without hash", identity_without_hash, "identity_hash is not its new digest"),
     ("identity without decision", identity_without_decision, "without an Approved decision"),
+    (
+        "identity approved by an agent",
+        identity_approved_by_an_agent,
+        "without an Approved decision.created by a person",
+    ),
     ("unpaired event", unpaired, "has no paired state.ops_applied"),
     ("duplicate id", duplicate_id, "duplicate event id"),
     ("dangling causation", dangling_cause, "causation_id nowhere does not reference"),
@@ -630,10 +650,10 @@ def test_branch_deletion_is_rejected_unless_allowed(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = bare_server(tmp_path, capsys)
-    assert (
-        push(work, f"file://{server}", "HEAD:refs/heads/main", "HEAD:refs/heads/side").returncode
-        == 0
-    )
+    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    append(work, LOG, goal_pair("side"))  # lines no other ref holds
+    commit(work, "side")
+    assert push(work, f"file://{server}", "HEAD:refs/heads/side").returncode == 0
     refused = push(work, f"file://{server}", ":refs/heads/side")
     assert refused.returncode != 0 and "would drop an agent's log" in refused.stderr
     git(server, "config", "gasp.allowDeletion", "true")

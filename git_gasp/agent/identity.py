@@ -13,6 +13,7 @@ import os
 from typing import NamedTuple
 
 from git_gasp import git
+from git_gasp.agent.actorkind import ACTOR_KIND_CONFIG, ACTOR_KIND_ENV, actor_kind
 from git_gasp.core.log import RUST_WHITESPACE
 from git_gasp.core.manifest import FENCE
 from git_gasp.errors import FINDINGS, USAGE, GaspError
@@ -20,8 +21,6 @@ from git_gasp.restore.identity import IDENTITY_DIR, compute, os_reason
 from git_gasp.restore.repofiles import MANIFEST
 from git_gasp.store.worktree import EVENTS_PATH
 
-ACTOR_KIND_ENV = "GASP_ACTOR_KIND"
-ACTOR_KIND_CONFIG = "gasp.actorKind"
 _KEY = "identity_hash:"
 
 
@@ -67,19 +66,6 @@ class Committed(NamedTuple):
     identity_hash: str
     decision_id: str
     approved_by: str
-
-
-def actor_kind(root: str) -> str | None:
-    """Who the caller says it is: ``$GASP_ACTOR_KIND``, else ``git config gasp.actorKind``."""
-    kind = os.environ.get(ACTOR_KIND_ENV)
-    if kind is None or not kind.strip():  # set but blank: not a declaration
-        try:
-            kind = git.run(root, ["config", "--get", ACTOR_KIND_CONFIG]).decode().strip()
-        except git.GitError:
-            kind = None
-    if kind is None:
-        return None
-    return kind.strip().lower() or None
 
 
 def _one_line(what: str, value: str) -> str:

@@ -61,19 +61,29 @@ def check_identity(
         )
     if manifest_before is not None and not any(approves(e) for e in appended):
         # (a new agent's first commit creates its identity; no decision to record)
-        message = "identity/ changed without an Approved decision.created in the same commit"
+        message = (
+            "identity/ changed without an Approved decision.created by a person in the same commit"
+        )
         out.append(Finding(log_path, None, "identity", message, IDENTITY_HINT))
     return out
 
 
 def approves(event: Event) -> bool:
-    """A ``decision.created`` whose status is ``Approved``: what lets the
-    agent's identity change (a Rejected or Pending decision does not)."""
+    """A person's approval: a ``decision.created`` whose status is
+    ``Approved``, recorded by and ``decided_by`` an actor who is not an
+    agent, as ``git gasp identity commit`` writes it. It lets the agent's
+    identity or Locations change (a Rejected or Pending decision, or one an
+    agent approved, does not)."""
     payload = event.payload
+    if event.kind != "decision.created" or not isinstance(payload, dict):
+        return False
+    decided_by = payload.get("decided_by")
     return (
-        event.kind == "decision.created"
-        and isinstance(payload, dict)
-        and payload.get("status") == "Approved"
+        payload.get("status") == "Approved"
+        and event.actor.kind != "agent"
+        and isinstance(decided_by, dict)
+        and isinstance(decided_by.get("kind"), str)
+        and decided_by.get("kind") != "agent"
     )
 
 
@@ -97,7 +107,7 @@ def check_locations(
         return []
     message = (
         f"AGENT.md's Locations table changes {', '.join(changed)} "
-        "without an Approved decision.created"
+        "without an Approved decision.created by a person"
     )
     return [Finding(log_path, None, "identity", message, LOCATIONS_HINT)]
 

@@ -6,8 +6,10 @@ The rule, per commit C and append-only path (see git-gasp-check(1)):
   "string prefix" test, with invalid UTF-8 read lossily as the reference does);
 * a merge: let B be the longest common prefix of the parents' versions, cut
   back to a line end. C's version must start with B, and every line each
-  parent added after B must still be there, in order (a union merge of two
-  branches that each appended passes; dropping or editing a line fails);
+  parent added after B must still be there, in that parent's order, any
+  interleaving and criss-cross merges included, the merge's own lines last
+  (:mod:`git_gasp.core.mergerule`, the hooks' rule too; dropping or editing
+  a line fails);
 * a version that disappears while a parent had it is a deletion; a version
   that appears where no parent had it starts a fresh chain.
 
@@ -62,58 +64,35 @@ def extends(prev: bytes, new: bytes) -> bool:
     return lossy(new).startswith(lossy(prev))
 
 
-def _common_prefix(texts: list[str]) -> str:
-    if not texts:
-        return ""
-    lo, hi = min(texts), max(texts)
-    n = 0
-    while n < len(lo) and lo[n] == hi[n]:
-        n += 1
-    base = lo[:n]
-    return base[: base.rfind("\n") + 1]
-
-
-def _kept(added: list[str], tail: list[str]) -> bool:
-    """Every added line appears in ``tail`` in order (an unterminated last line
-    may have been extended)."""
-    pos = 0
-    for i, line in enumerate(added):
-        partial = i == len(added) - 1 and not line.endswith("\n")
-        while pos < len(tail) and not (
-            tail[pos] == line or (partial and tail[pos].startswith(line))
-        ):
-            pos += 1
-        if pos == len(tail):
-            return False
-        pos += 1
-    return True
-
-
 def merge_problem(parents: list[bytes | None], merged: bytes) -> int | None:
-    """None if ``merged`` obeys the merge rule; -1 if it edits the common base;
-    else the index of a parent whose added lines were dropped."""
-    texts = [lossy(p) if p is not None else "" for p in parents]
+    """None if ``merged`` obeys the merge rule (:mod:`git_gasp.core.mergerule`,
+    the hooks' rule too, on the lossy text); -1 if it edits the common base;
+    -2 if a line no parent holds comes before a parent's lines; else the
+    index of a parent whose lines were dropped or reordered."""
+    from git_gasp.core.mergerule import merge_verdict, shared_start
+
     # the base is what every parent that has the file shares: a parent
     # without it must not make the whole file "new" (a line could then be
     # slipped in before the other parent's lines)
-    base = _common_prefix([t for t, p in zip(texts, parents, strict=True) if p is not None])
-    result = lossy(merged)
-    if not result.startswith(base):
+    present = [(i, lossy(p).encode("utf-8")) for i, p in enumerate(parents) if p is not None]
+    if not present:
+        return None
+    base = shared_start([t for _, t in present])
+    result = lossy(merged).encode("utf-8")
+    if not result.startswith(present[0][1][:base]):
         return -1
-    tail = _lines(result[len(base) :])
-    for i, text in enumerate(texts):
-        if not _kept(_lines(text[len(base) :]), tail):
-            return i
-    return None
+    tails = [_lines(t[base:].decode("utf-8")) for _, t in present]
+    problem = merge_verdict(tails, _lines(result[base:].decode("utf-8"))).problem
+    if problem is None or problem < 0:
+        return problem
+    return present[problem][0]
 
 
 def _lines(text: str) -> list[str]:
-    """Lines split on ``\\n`` only, terminators kept."""
+    """Lines split on ``\\n``, without it (an unterminated last line matches
+    the same line terminated by a merge)."""
     parts = text.split("\n")
-    out = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
+    return parts[:-1] if parts and not parts[-1] else parts
 
 
 def blob_id(data: bytes | memoryview, size: int, hash_name: str) -> str:
@@ -260,8 +239,13 @@ def _merge_check(t: Transition, anchors: Anchors) -> str | None:
     problem = merge_problem(contents, anchors.read(child.oid))
     if problem is None:
         return None
-    if problem < 0:
+    if problem == -1:
         return f"merge {t.commit[:7]} edits lines its parents share (not append-only)"
+    if problem == -2:
+        return (
+            f"merge {t.commit[:7]} puts a line no parent holds before its parents' lines "
+            "(not append-only)"
+        )
     parent = t.parents[problem][:7]
     return f"merge {t.commit[:7]} drops lines that parent {parent} added (not append-only)"
 

@@ -126,37 +126,55 @@ def judge_log_change(
 def merge_finding(
     path: str, parents: Sequence[bytes | None], merged: bytes, names: Sequence[str]
 ) -> Finding | None:
-    """The hooks' merge rule, on bytes (stricter than check 4's): the merged
-    version starts with the first parent's version that has the file, and
-    every line each other parent added after what they all share follows it,
-    in order. That is what git's union merge and the gasp-append driver
-    write; a line slipped in front of or between a parent's lines fails."""
+    """The merge rule (:mod:`git_gasp.core.mergerule`, the same as check 4's)
+    on bytes: every parent's lines kept in its order, any interleaving, the
+    merge's own lines at its end."""
+    from git_gasp.core.mergerule import EDITS_BASE, NEW_LINE_FIRST, merge_verdict, shared_start
+
     present = [(i, p) for i, p in enumerate(parents) if p is not None]
     if not present:
         return None
-    first_i, first = present[0]
-    if not merged.startswith(first):
+    base = shared_start([p for _, p in present])
+    first_i = present[0][0]
+    if not merged.startswith(present[0][1][:base]):
         what = f"the merge does not keep parent {names[first_i][:7]}'s version as its start"
         return Finding(path, None, "append-only", what, MERGE_HINT)
-    texts = [p for _, p in present]
-    lo, hi = min(texts), max(texts)
-    n = 0
-    while n < len(lo) and lo[n] == hi[n]:
-        n += 1
-    base = lo[: lo.rfind(b"\n", 0, n) + 1]
-    tail = split_lines(merged[len(first) :])
-    kept = set(split_lines(first))  # lines an earlier merge already brought in
-    for i, data in present[1:]:
-        pos = 0
-        added = [line for line in split_lines(data[len(base) :]) if line not in kept]
-        for line in added:
-            while pos < len(tail) and tail[pos] != line:
-                pos += 1
-            if pos == len(tail):
-                what = f"the merge drops lines that parent {names[i][:7]} added"
-                return Finding(path, None, "append-only", what, MERGE_HINT)
-            pos += 1
-    return None
+    tails = [merge_lines(p[base:]) for _, p in present]
+    problem = merge_verdict(tails, merge_lines(merged[base:])).problem
+    if problem is None:
+        return None
+    if problem == NEW_LINE_FIRST:
+        what = (
+            f"the merge does not keep parent {names[first_i][:7]}'s lines first: "
+            "a line no parent holds comes before them (a merge appends at its end)"
+        )
+    elif problem == EDITS_BASE:  # not returned for tails, kept for completeness
+        what = "the merge edits lines its parents share"
+    else:
+        what = f"the merge drops lines that parent {names[present[problem][0]][:7]} added"
+    return Finding(path, None, "append-only", what, MERGE_HINT)
+
+
+def merge_lines(data: bytes) -> list[bytes]:
+    """Lines compared by the merge rule: split on ``\\n``, without it (an
+    unterminated last line matches the same line terminated by a merge)."""
+    parts = data.split(b"\n")
+    return parts[:-1] if parts and not parts[-1] else parts
+
+
+def merged_lines_not_in(first: bytes, merged: bytes) -> bytes:
+    """The lines of ``merged`` that ``first`` does not hold (as often), in
+    the merged order: what a merge brings to its first parent's log."""
+    from collections import Counter
+
+    left = Counter(split_lines(first))
+    out: list[bytes] = []
+    for line in split_lines(merged):
+        if left[line] > 0:
+            left[line] -= 1
+        else:
+            out.append(line)
+    return b"".join(out)
 
 
 def deletion_finding(path: str) -> Finding:

@@ -32,6 +32,7 @@ from git_gasp.core.change import (
     check_lines,
     deletion_finding,
     merge_finding,
+    merged_lines_not_in,
 )
 from git_gasp.core.commitmessage import trailer_findings
 from git_gasp.core.event import Event
@@ -253,7 +254,7 @@ class Judge(Objects):
         first = next(i for i, p in enumerate(parents) if p is not None)
         data = contents[first]
         assert data is not None
-        return [], merged[len(data) :], parents[first]
+        return [], merged_lines_not_in(data, merged), parents[first]
 
     def _log(self, step: Step, path: str) -> tuple[list[Finding], list[Event]]:
         findings, chunk, base = self._appended(step, path, jsonl=True)

@@ -245,8 +245,9 @@ class Objects:
         return False
 
     def _brought(self, step: Step, log_path: str) -> list[Event]:
-        """The events a merge adds to its mainline parent's log (none when
-        that log is not a prefix of the merged one: the merge rule refuses it)."""
+        """The events a merge adds to its mainline parent's log: the lines
+        that log does not hold (the merge rule judges their order)."""
+        from git_gasp.core.change import merged_lines_not_in
         from git_gasp.core.log import parse_log
 
         child = self.blob(step.name, log_path)
@@ -256,9 +257,7 @@ class Objects:
         merged = bytes(self._view(log_path, child))
         first = self.blob(main, log_path)
         before = bytes(self._view(log_path, first)) if first is not None else b""
-        if not merged.startswith(before):
-            return []
-        return list(parse_log(merged[len(before) :]).events)
+        return list(parse_log(merged_lines_not_in(before, merged)).events)
 
     # -- append-only files ---------------------------------------------------------
 

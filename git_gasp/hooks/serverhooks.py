@@ -21,6 +21,7 @@ from git_gasp.core.finding import Finding, Judged
 from git_gasp.core.notes import NOTES_REF
 from git_gasp.errors import GaspError
 from git_gasp.hooks import changes, levels
+from git_gasp.hooks.keptrefs import held_elsewhere
 from git_gasp.hooks.protocol import ZERO, Update, done, read_updates
 from git_gasp.hooks.tips import append_only_paths, is_ancestor, tip_findings
 from git_gasp.output import visible
@@ -76,7 +77,7 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             )
             continue
         if update.new in ZERO:
-            found += [(update.ref, j) for j in _deletion(repo, update)]
+            found += [(update.ref, j) for j in _deletion(repo, update, updates)]
             continue
         if update.ref == NOTES_REF:
             found += [(update.ref, j) for j in _notes_findings(repo, update)]
@@ -89,7 +90,7 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             # changes who the agent is only with a recorded decision; what a
             # commit on the way was already refused for is not said twice
             said = said_by_tip[update.new]
-            tips = tip_findings(repo, update)
+            tips = _forced(repo, update, updates, tip_findings(repo, update))
             found += [(update.ref, j) for j in tips if (j.finding.path, j.finding.rule) not in said]
     errors = levels.push_errors(repo, found, push_options(env), out)
     if not errors:
@@ -208,14 +209,19 @@ def _notes_rewrite(repo: str, update: Update, what: str) -> list[Judged]:
     return [Judged(update.new if update.new not in ZERO else update.old, finding)]
 
 
-def _deletion(repo: str, update: Update) -> list[Judged]:
+def _deletion(repo: str, update: Update, updates: Sequence[Update]) -> list[Judged]:
+    """A deleted ref, in any namespace, drops an agent's log only when no
+    ref the push keeps still holds its tip (:mod:`git_gasp.hooks.keptrefs`)."""
     if update.ref == NOTES_REF:
         return _notes_rewrite(repo, update, "deletion")
-    if not update.ref.startswith("refs/heads/"):
+    if update.ref.startswith("refs/replace/") or held_elsewhere(repo, update.old, updates):
         return []
     if git.config_value(repo, "gasp.allowDeletion", "bool") == "true":
         return []
-    paths, locations = append_only_paths(repo, update.old)
+    try:
+        paths, locations = append_only_paths(repo, update.old)
+    except git.GitError:  # not a commit (a tag of a blob or tree): no log
+        return []
     logs = [p for p in paths if p in locations.logs]
     if not logs:
         return []
@@ -223,10 +229,23 @@ def _deletion(repo: str, update: Update) -> list[Judged]:
         logs[0],
         None,
         "append-only",
-        f"deleting {update.ref} would drop an agent's log",
-        "keep the branch, or let the server allow it: git config gasp.allowDeletion true",
+        f"deleting {update.ref} would drop an agent's log no other ref holds",
+        "keep the ref, or push its commits to a ref that stays first; "
+        "or let the server allow it: git config gasp.allowDeletion true",
     )
     return [Judged(update.old, finding)]
+
+
+def _forced(
+    repo: str, update: Update, updates: Sequence[Update], tips: list[Judged]
+) -> list[Judged]:
+    """A forced update drops the old tip's lines only when no ref the push
+    keeps holds the old tip: then its append-only findings stand."""
+    if not tips or is_ancestor(repo, update.old, update.new):
+        return tips
+    if not held_elsewhere(repo, update.old, updates):
+        return tips
+    return [j for j in tips if j.finding.rule != "append-only"]
 
 
 def _notes_findings(repo: str, update: Update) -> list[Judged]:

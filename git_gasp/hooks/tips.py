@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from git_gasp import git
 from git_gasp.core.agentfiles import IDENTITY_HINT
-from git_gasp.core.change import edit_finding, split_lines
+from git_gasp.core.change import edit_finding, merged_lines_not_in, split_lines
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Finding, Judged
 from git_gasp.core.locations import DEFAULT_LOCATIONS
@@ -103,9 +103,9 @@ def _kept_files(
             continue
         before = reader.read(old.oid)
         if fast and _keeps_lines(before, after):
-            # a merge on the way put the old tip's lines after its first
-            # parent's: every one kept, in order (each merge was judged)
-            kept[path] = (before, _lines_not_in(after, before))
+            # merges on the way interleaved the old tip's lines with others:
+            # every one is kept (each merge was judged for their order)
+            kept[path] = (before, merged_lines_not_in(before, after))
             continue
         finding = edit_finding(path, before, after)
         message = f"{verb} of {update.ref}: {finding.message}"
@@ -125,7 +125,8 @@ def _decision_findings(
     declared = [declared_identity_hash(m.decode("utf-8", "replace")).value for m in (before, after)]
     if declared[0] != declared[1] and not any(approves(e) for e in appended):
         message = (
-            f"the identity of {update.ref} changes without an Approved decision.created on the way"
+            f"the identity of {update.ref} changes without an Approved decision.created "
+            "by a person on the way"
         )
         finding = Finding("AGENT.md", None, "identity", message, IDENTITY_HINT)
         out.append(Judged(update.new, finding))
@@ -138,11 +139,7 @@ _FORCE = "never rewrite a pushed agent log; push new commits on top instead"
 
 
 def _keeps_lines(before: bytes, after: bytes) -> bool:
-    """Every line of ``before`` is in ``after``, in order (bytes)."""
-    tail = iter(split_lines(after))
-    return all(any(line == other for other in tail) for line in split_lines(before))
+    """Every line of ``before`` is in ``after``, as often (bytes)."""
+    from collections import Counter
 
-
-def _lines_not_in(after: bytes, before: bytes) -> bytes:
-    old = set(split_lines(before))
-    return b"".join(line for line in split_lines(after) if line not in old)
+    return not Counter(split_lines(before)) - Counter(split_lines(after))
