@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 
 from git_gasp import git
+from git_gasp.core.event import Actor
+from git_gasp.errors import FINDINGS, GaspError
 
 ACTOR_KIND_ENV = "GASP_ACTOR_KIND"
 ACTOR_KIND_CONFIG = "gasp.actorKind"
@@ -22,3 +24,18 @@ def actor_kind(root: str) -> str | None:
     if kind is None:
         return None
     return kind.strip().lower() or None
+
+
+def refuse_an_agents_approval(root: str, who: Actor) -> None:
+    """A person's approval lets identity and Locations change (the hooks
+    count no other): recording one takes the gate ``identity commit`` takes,
+    a caller that does not declare itself an agent."""
+    if actor_kind(root) == "agent":
+        raise GaspError(
+            f"an agent cannot record an Approved decision by {who.kind}:{who.id}: "
+            f"the caller declares itself an agent (${ACTOR_KIND_ENV} or git config "
+            f"{ACTOR_KIND_CONFIG})",
+            "a person records the approval: git gasp identity commit --approved-by NAME, "
+            "or git gasp record decision --decided-by user:NAME run by them",
+            FINDINGS,
+        )

@@ -25,12 +25,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import git_gasp.agent.validate as validate
+from git_gasp.agent.actorkind import refuse_an_agents_approval
 from git_gasp.agent.eventlog import EventLog, new_id
 from git_gasp.core import payloads as P
 from git_gasp.core import runpayloads
 from git_gasp.core.event import OPS_APPLIED, Actor
 from git_gasp.core.jsonvalue import Json
-from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.errors import USAGE, GaspError
 from git_gasp.store.exclude import exclude_local
 from git_gasp.store.runmarker import OpenRun, remove_marker, run_lock, write_marker
 
@@ -185,7 +186,7 @@ class Agent(EventLog):
         validate.choice("decision status", status, P.DECISION_STATUSES)
         who = decided_by or self.actor
         if status == "Approved" and who.kind != "agent":
-            _refuse_an_agents_approval(self.root, who)
+            refuse_an_agents_approval(self.root, who)
         rec = P.decision(
             decision_id or new_id("decision"), status, reason, self._who(who), metadata, target
         )
@@ -382,20 +383,3 @@ class Agent(EventLog):
         remove_marker(self.root)
         self.open_run = None
         self.lease.release()
-
-
-def _refuse_an_agents_approval(root: str, who: Actor) -> None:
-    """A person's approval lets identity and Locations change (the hooks
-    count no other): recording one takes the gate ``identity commit`` takes,
-    a caller that does not declare itself an agent."""
-    from git_gasp.agent.actorkind import ACTOR_KIND_CONFIG, ACTOR_KIND_ENV, actor_kind
-
-    if actor_kind(root) == "agent":
-        raise GaspError(
-            f"an agent cannot record an Approved decision by {who.kind}:{who.id}: "
-            f"the caller declares itself an agent (${ACTOR_KIND_ENV} or git config "
-            f"{ACTOR_KIND_CONFIG})",
-            "a person records the approval: git gasp identity commit --approved-by NAME, "
-            "or git gasp record decision --decided-by user:NAME run by them",
-            FINDINGS,
-        )
