@@ -329,7 +329,10 @@ def test_svg_without_graphviz(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    monkeypatch.setenv("PATH", str(tmp_path))  # no dot there
+    git_binary = shutil.which("git")
+    assert git_binary is not None
+    (tmp_path / "git").symlink_to(git_binary)  # git is there (reading the log asks it), dot is not
+    monkeypatch.setenv("PATH", str(tmp_path))
     code, out, err = run_cli(
         capsys, "lineage", ARC["fix"], "-C", str(story_history), "--format", "svg"
     )

@@ -112,10 +112,13 @@ def local_worker_id(root: str) -> str:
         return value
     value = f"worker-{uuid.uuid4().hex[:12]}"
     try:
-        if os.path.exists(path):
-            write_atomically(path, value.encode() + b"\n")  # an empty file: replaced
-        elif not write_exclusively(path, value.encode() + b"\n"):
-            return _read_worker(path) or value  # another process created it first: theirs
+        if write_exclusively(path, value.encode() + b"\n"):
+            return value
+        theirs = _read_worker(path)  # another process created it first: theirs
+        if theirs:
+            return theirs
+        write_atomically(path, value.encode() + b"\n")  # an empty file: replaced
+        return _read_worker(path) or value
     except OSError:
         # a read-only checkout: a reading command still answers; one that
         # writes fails at its own write, with the file it could not write
