@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from git_gasp.adapters import ccformat as F
 from git_gasp.adapters.branches import active
-from git_gasp.adapters.emitting import Emitter, Resume
+from git_gasp.adapters.emitting import Emitter, Resume, session_projection
 from git_gasp.adapters.lifting import LiftConfig, Lifter
 from git_gasp.adapters.lines import (
     Diagnostics,
@@ -385,16 +385,6 @@ class _Walk:
             self.outcome = "in-progress"
         self.lift.finish(self.em.last_ts)
         check_versions(AGENT, self.diag, *F.TESTED)
-        task = self.first_prompt.splitlines()[0][:200] if self.first_prompt else ""
-        task = task or f"{AGENT} session {self.em.session}"
-        events = self.em.start(task) + self.em.events if self.em.events else []
-        return Projection(
-            AGENT,
-            self.em.session,
-            self.em.run_id,
-            events,
-            self.cursor,
-            self.diag,
-            self.outcome,
-            task,
+        return session_projection(
+            AGENT, self.em, self.first_prompt, self.cursor, self.diag, self.outcome
         )

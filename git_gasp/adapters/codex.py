@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from git_gasp.adapters import codexformat as F
-from git_gasp.adapters.emitting import Emitter, Resume
+from git_gasp.adapters.emitting import Emitter, Resume, session_projection
 from git_gasp.adapters.lifting import LiftConfig, Lifter
 from git_gasp.adapters.lines import Diagnostics, Projection, Source, check_versions, file_cursor
 from git_gasp.adapters.lines import records as read_records
@@ -332,16 +332,6 @@ class _Walk:
             self.outcome = "in-progress"
         self.lift.finish(self.em.last_ts)
         check_versions(AGENT, self.diag, *TESTED)
-        task = self.first_prompt.splitlines()[0][:200] if self.first_prompt else ""
-        task = task or f"{AGENT} session {self.em.session}"
-        events = self.em.start(task) + self.em.events if self.em.events else []
-        return Projection(
-            AGENT,
-            self.em.session,
-            self.em.run_id,
-            events,
-            self.cursor,
-            self.diag,
-            self.outcome,
-            task,
+        return session_projection(
+            AGENT, self.em, self.first_prompt, self.cursor, self.diag, self.outcome
         )

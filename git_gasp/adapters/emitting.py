@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from git_gasp.adapters.lines import Diagnostics, Projection
 from git_gasp.core import payloads as P  # the payload builders (entities; runs below)
 from git_gasp.core import runpayloads as R
 from git_gasp.core.event import OPS_APPLIED, Actor, Event
@@ -297,3 +298,19 @@ class Emitter:
 
 def _in_frame(node: str, frame: str | None) -> list[dict[str, Any]]:
     return [] if frame is None else [P.relation(node, "contained_in_frame", frame)]
+
+
+def session_projection(
+    agent: str,
+    em: Emitter,
+    first_prompt: str,
+    cursor: list[dict[str, Any]],
+    diag: Diagnostics,
+    outcome: str,
+) -> Projection:
+    """What a projector hands back at the end: the run's task is the first line of the
+    first prompt a person typed (or the session's name), and its events start the run."""
+    task = first_prompt.splitlines()[0][:200] if first_prompt else ""
+    task = task or f"{agent} session {em.session}"
+    events = em.start(task) + em.events if em.events else []
+    return Projection(agent, em.session, em.run_id, events, cursor, diag, outcome, task)
