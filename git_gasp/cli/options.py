@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -94,3 +95,41 @@ def agent_root(path: str | None) -> str:
             root = "."
     refuse_escapes(root)  # no command follows the repository's symlinks out of it
     return root
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def run_filters(what: str) -> Callable[[_F], _F]:
+    """``-n``/``--max-count``, ``--since``/``--until``, ``--goal`` and ``--outcome`` for a
+    list of ``what`` (runs, or run commits): the filters ``runs`` and ``sessions`` share."""
+
+    def decorate(command: _F) -> _F:
+        for option in reversed(
+            (
+                click.option(
+                    "-n",
+                    "--max-count",
+                    "limit",
+                    type=click.IntRange(min=0),
+                    metavar="N",
+                    help=f"Show at most N {what} (the newest).",
+                ),
+                click.option(
+                    "--since", metavar="DATE", help=f"Only {what} after DATE (as git log reads it)."
+                ),
+                click.option("--until", metavar="DATE", help=f"Only {what} before DATE."),
+                click.option(
+                    "--goal", metavar="GOAL", help=f"Only {what} for GOAL: its id, or a title word."
+                ),
+                click.option(
+                    "--outcome",
+                    metavar="OUTCOME",
+                    help=f"Only {what} with this outcome (any case).",
+                ),
+            )
+        ):
+            command = option(command)
+        return command
+
+    return decorate

@@ -9,7 +9,7 @@ import click
 
 from git_gasp import output
 from git_gasp.cli import paging
-from git_gasp.cli.options import JSON, REPO, repo_root
+from git_gasp.cli.options import JSON, REPO, repo_root, run_filters
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
@@ -36,20 +36,7 @@ def _tone(outcome: str | None) -> str:
 @click.command()
 @click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
 @REPO
-@click.option(
-    "-n",
-    "--max-count",
-    "limit",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Show at most N runs (the newest).",
-)
-@click.option(
-    "--since", metavar="DATE", help="Only runs committed after DATE (as git log reads it)."
-)
-@click.option("--until", metavar="DATE", help="Only runs committed before DATE.")
-@click.option("--goal", metavar="GOAL", help="Only runs for GOAL: its id, or a word of its title.")
-@click.option("--outcome", metavar="OUTCOME", help="Only runs with this outcome (any case).")
+@run_filters("runs")
 @paging.options
 @JSON
 def runs(

@@ -6,7 +6,7 @@ import click
 
 from git_gasp import output
 from git_gasp.cli import paging
-from git_gasp.cli.options import JSON, REPO, WORKER, emit, open_agent, repo_root
+from git_gasp.cli.options import JSON, REPO, WORKER, emit, open_agent, repo_root, run_filters
 from git_gasp.errors import OK
 
 
@@ -46,13 +46,7 @@ def transcript_add(
 @click.command()
 @click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
 @REPO
-@click.option(
-    "-n", "--max-count", "limit", type=click.IntRange(min=0), metavar="N", help="Show at most N."
-)
-@click.option("--since", metavar="DATE", help="Only commits after DATE (as git log reads it).")
-@click.option("--until", metavar="DATE", help="Only commits before DATE.")
-@click.option("--goal", metavar="GOAL", help="Only run commits for GOAL: its id, or a title word.")
-@click.option("--outcome", metavar="OUTCOME", help="Only run commits with this outcome.")
+@run_filters("commits")
 @paging.options
 @JSON
 def sessions(
