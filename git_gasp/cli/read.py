@@ -54,10 +54,11 @@ def runs(
     """List the runs in the commit history: commits whose final trailer block has a Run-Id."""
     from git_gasp.core.runlog import missing_runs, runs_to_text, runs_to_value, select_runs
     from git_gasp.git.runhistory import run_commits_dated
+    from git_gasp.view.story import work_tree_goal_titles
 
     root = repo_root(repo)
     found = run_commits_dated(root, rev_range, since, until)
-    titles = _titles(root) if found else {}
+    titles = work_tree_goal_titles(root) if found else {}
     found = select_runs(found, goal, outcome, limit, titles)
     unknown = missing_runs(found, _newest_log(root, found)) if found else set()
     if as_json:
@@ -69,16 +70,6 @@ def runs(
     with paging.screen(root, color, no_pager) as styled:
         output.data(runs_to_text(found, titles, output.paint, _tone, unknown), styled)
     return OK
-
-
-def _titles(root: str) -> dict[str, str]:
-    """Goal titles from the work tree's log; none when it cannot be folded."""
-    from git_gasp.view.story import goal_titles, read_story
-
-    try:
-        return goal_titles(read_story(root).graph)
-    except GaspError:
-        return {}
 
 
 @click.command()

@@ -68,10 +68,11 @@ def sessions(
         sessions_lines,
         sessions_value,
     )
+    from git_gasp.view.story import work_tree_goal_titles
 
     root = repo_root(repo)
     found = list_sessions(root, rev_range, since, until)
-    titles = _goal_titles(root) if goal and found else {}
+    titles = work_tree_goal_titles(root) if goal and found else {}
     found = select_sessions(found, goal, outcome, limit, titles)
     if not found and not as_json:
         output.diag(f"no commits in {rev_range}")
@@ -82,17 +83,6 @@ def sessions(
     with paging.screen(root, color, no_pager) as styled:
         output.data(sessions_lines(found, output.paint), styled)
     return OK
-
-
-def _goal_titles(root: str) -> dict[str, str]:
-    """Goal id -> title from the work tree's log; none when it cannot be folded."""
-    from git_gasp.errors import GaspError
-    from git_gasp.view.story import goal_titles, read_story
-
-    try:
-        return goal_titles(read_story(root).graph)
-    except GaspError:
-        return {}
 
 
 @click.command()

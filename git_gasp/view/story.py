@@ -59,3 +59,14 @@ def run_titles(graph: Graph, runs: Iterable[str | None]) -> dict[str, str]:
         if run and isinstance(task, str):
             titles[run] = task
     return titles
+
+
+def work_tree_goal_titles(root: str) -> dict[str, str]:
+    """Goal id -> title from ``root``'s work-tree log; none when it cannot be folded
+    (a list of runs still reads without titles)."""
+    from git_gasp.errors import GaspError
+
+    try:
+        return goal_titles(read_story(root).graph)
+    except GaspError:
+        return {}
