@@ -34,7 +34,7 @@ from git_gasp.core.resume import (
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store import seeding, writer
 from git_gasp.store.lease import DEFAULT_TTL_MS, Lease, now_ms
-from git_gasp.store.runmarker import OpenRun, find_open_run, read_marker
+from git_gasp.store.runmarker import OpenRun, find_open_run, read_marker, run_lock_held
 from git_gasp.store.worktree import EVENTS_PATH, read_packs, refuse_escapes
 
 
@@ -352,14 +352,20 @@ class EventLog:
         self._seen.append(lines)
 
     def _refuse_closed_meanwhile(self, known: int, events: Sequence[Event]) -> None:
-        """Another process of this worker closed the open run (or started a
-        new one) since this one read the log: the batch, chained into what this
-        process thought was open, would land in a finished run."""
+        """Another process of this worker closed the open run: the batch, chained
+        into what this process thought was open, would land in a finished run."""
         run = self.open_run
-        news = self._events[known:]
-        if run is None or not news or any(e.kind == RUN_FINISHED for e in events):
+        if run is None or any(e.kind == RUN_FINISHED for e in events):
             return
-        if any(e.kind == RUN_FINISHED and run_id_of(e) == run.run_id for e in news):
+        news = self._events[known:]
+        closed = any(e.kind == RUN_FINISHED and run_id_of(e) == run.run_id for e in news)
+        if not closed and run_lock_held(self.root):
+            # a close in progress may have written the finish before this process
+            # read the log (the marker still said open): the batch would land in
+            # a closed run. Without a close in progress, a finish whose commit
+            # failed still takes events until the close is retried.
+            closed = self._finish_of(run) is not None
+        if closed:
             raise validate.RefusedError(
                 f"run {run.run_id} was closed by another process meanwhile; nothing was written",
                 "run the command again: it then sees the run closed",

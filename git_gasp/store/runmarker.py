@@ -86,6 +86,24 @@ def run_lock(root: str) -> Iterator[None]:
         os.close(fd)  # closing drops the lock
 
 
+def run_lock_held(root: str) -> bool:
+    """Whether another process holds :func:`run_lock` now (a start, close or
+    abandon is deciding, or a close is making its commit)."""
+    try:
+        fd = os.open(os.path.join(root, ".agent"), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
 def find_open_run(
     marker: OpenRun | None,
     ids: Mapping[str, str],
