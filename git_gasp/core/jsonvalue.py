@@ -23,15 +23,27 @@ import re
 from collections.abc import Callable, Collection
 from typing import Any
 
-try:  # an accelerator only: every verdict is defined by the exact parser below
-    import orjson
+_orjson_loads: Callable[[bytes], Any] | None = None
+_orjson_dumps: Callable[[Any], bytes] | None = None
+_ORJSON_ERRORS: tuple[type[Exception], ...] = ()
+_orjson_tried = False
 
-    _orjson_loads: Callable[[bytes], Any] | None = orjson.loads
-    _orjson_dumps: Callable[[Any], bytes] | None = orjson.dumps
-    _ORJSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError, orjson.JSONEncodeError)
-except ImportError:  # pragma: no cover - orjson is a declared dependency
-    _orjson_loads = _orjson_dumps = None
-    _ORJSON_ERRORS = ()
+
+def _accelerate() -> bool:
+    """Load orjson, an accelerator only (every verdict is defined by the exact
+    parser below), on the first parse that wants it: importing it costs more
+    than a hook that parses nothing should pay. False when it is missing."""
+    global _orjson_loads, _orjson_dumps, _ORJSON_ERRORS, _orjson_tried
+    if not _orjson_tried:
+        _orjson_tried = True
+        try:
+            import orjson
+        except ImportError:  # pragma: no cover - orjson is a declared dependency
+            return False
+        _orjson_loads, _orjson_dumps = orjson.loads, orjson.dumps
+        _ORJSON_ERRORS = (orjson.JSONDecodeError, orjson.JSONEncodeError)
+    return _orjson_loads is not None
+
 
 Json = None | bool | int | float | str | list[Any] | dict[str, Any]
 
@@ -163,6 +175,8 @@ class Parser:
 
 def fast_loads(raw: bytes) -> Json:
     """Parse trusted JSON (already verified by the exact parser) quickly."""
+    if not _orjson_tried:
+        _accelerate()
     if _orjson_loads is not None:
         try:
             value: Json = _orjson_loads(raw)
@@ -181,6 +195,8 @@ def loads_canonical(raw: bytes) -> Json | None:
     reads it as serde_json does; everything else (None) goes to
     :meth:`Parser.loads`, which defines the semantics.
     """
+    if not _orjson_tried:
+        _accelerate()
     if _orjson_loads is None or _orjson_dumps is None:
         return None
     try:

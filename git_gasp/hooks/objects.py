@@ -14,12 +14,13 @@ Its cost follows the change, not history:
 * the context of the log before a step (ids, kinds, entities, nodes) is the
   context after its parent step, extended in place; for a parent outside the
   walk it is loaded from ``<git-common-dir>/gasp/contexts-v1/<blob-id>.json``
-  (written after a check, keyed by content so it can never go stale) or built
-  by parsing that version once.
+  (written after a check, and whenever a version had to be parsed; keyed by
+  content so it can never go stale) or built by parsing that version once.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -297,6 +298,10 @@ class Objects:
             found = load_context(self.common_dir, blob.oid)
             if found is None:
                 found = context_of(bytes(self._view(path, blob)))
+                # a whole version parsed: kept before a step extends it in
+                # place, so the next change on top of it (a retry, another
+                # branch, a reset) loads it instead of parsing it again
+                save_context(self.common_dir, blob.oid, found)
             self.contexts[blob.oid] = found
         return found
 
@@ -327,10 +332,10 @@ def load_context(common_dir: str, oid: str) -> LogContext | None:
     except OSError:
         return None
     try:
-        import orjson
-
-        value = orjson.loads(raw)
-    except ValueError:
+        # the standard parser: as quick as orjson on a context's few long
+        # dicts of short strings, and a hook need not load orjson for it
+        value = json.loads(raw)
+    except ValueError:  # UnicodeDecodeError included
         return None
     return LogContext.from_value(value)
 
@@ -338,15 +343,13 @@ def load_context(common_dir: str, oid: str) -> LogContext | None:
 def save_context(common_dir: str, oid: str, context: LogContext) -> None:
     """Remember a context; keep the newest few. Failure to write is ignored
     (a read-only server is just not cached)."""
-    import orjson
-
     path = _context_path(common_dir, oid)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         # a cache needs no fsync: a torn file fails to parse and is a miss
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            fh.write(orjson.dumps(context.to_value()))
+            fh.write(json.dumps(context.to_value(), separators=(",", ":")).encode("ascii"))
         os.replace(tmp, path)
         folder = os.path.dirname(path)
         entries = sorted((os.path.getmtime(os.path.join(folder, n)), n) for n in os.listdir(folder))
