@@ -81,10 +81,10 @@ class Objects:
     """The blob reader, object ids, anchors, log contexts, locations and packs
     of one walk; :class:`git_gasp.hooks.changes.Judge` judges with them."""
 
-    def __init__(self, repo: str, reader: git.BlobReader) -> None:
+    def __init__(self, repo: str, reader: git.BlobReader, info: git.RepoInfo | None = None) -> None:
         self.repo = repo
         self.reader = reader
-        info = git.repo_info(repo)
+        info = git.repo_info(repo) if info is None else info
         self.common_dir = info.common_dir
         self.prefix = info.prefix
         self.hash_name = info.object_format
