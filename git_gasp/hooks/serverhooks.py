@@ -26,7 +26,6 @@ from git_gasp.hooks.protocol import ZERO, Update, done, read_updates
 from git_gasp.hooks.tips import append_only_paths, is_ancestor, tip_findings
 from git_gasp.output import visible
 from git_gasp.sessions.notecommits import NOT_A_NOTE, commit_steps, note_findings
-from git_gasp.store import writer
 
 AUDIT_LOG = "audit.log"
 
@@ -183,6 +182,9 @@ def _audit(
         "reason": reason,
         "refs": [u._asdict() for u in updates],
     }
+    # only an audited bypass writes: every other push never loads the writer
+    from git_gasp.store import writer
+
     path = _audit_path(repo)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
