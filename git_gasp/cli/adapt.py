@@ -1,5 +1,6 @@
 """``git gasp adapt``: install, remove and report the live hooks of Claude Code
-and Codex (``adapt claude-code|codex install|uninstall``, ``adapt status``)."""
+and Codex (``adapt claude-code|codex install|uninstall``, ``adapt status``), and
+``git gasp handoff``: the agent's state written where a harness reads it."""
 
 from __future__ import annotations
 
@@ -125,5 +126,43 @@ def status(repo: str | None, as_json: bool) -> int:
     return OK
 
 
+@click.command(name="handoff")
+@click.option(
+    "--to",
+    "to",
+    type=click.Choice(["claude-code", "codex"]),
+    required=True,
+    help="The harness to hand the agent to.",
+)
+@click.argument("directory", required=False, type=click.Path(file_okay=False), metavar="[DIR]")
+@AGENT_REPO
+@click.option(
+    "--budget",
+    "budget",
+    metavar="CHARS",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Bound the rehydration document to CHARS characters (default 24,000; 0: no bound).",
+)
+@JSON
+def handoff(
+    to: str, directory: str | None, repo: str | None, budget: int | None, as_json: bool
+) -> int:
+    """Write the agent's state where the harness reads it, in DIR (default: here):
+    the rehydration document in CLAUDE.md or AGENTS.md (a marked block, the
+    user's text kept), the skills as Agent Skills folders; report what was
+    taken and what was not, with the reason."""
+    from git_gasp.cli.restore import _budget
+    from git_gasp.live.handoff import handoff as do_handoff
+    from git_gasp.live.handoff import handoff_text
+
+    root = os.path.abspath(agent_repo(repo, "to hand off"))
+    dest = os.path.abspath(directory or ".")
+    report = do_handoff(to, dest, root, _budget(budget))
+    emit(as_json, report, handoff_text(report))
+    return OK
+
+
 def register(cli: click.Group) -> None:
     cli.add_command(adapt)
+    cli.add_command(handoff)
