@@ -157,7 +157,7 @@ def status(cwd: str, env: Mapping[str, str], extra_repo: str | None) -> dict[str
         agents.append(
             {
                 "harness": harness,
-                "installed": any(f["events"] for f in files),
+                "installed": any(f["events"] or f.get("inline_config_toml") for f in files),
                 "files": files,
                 "repos": [_repo(harness, r) for r in repos],
             }
@@ -169,14 +169,13 @@ def _file_line(f: Mapping[str, Any]) -> list[str]:
     head = f"  {f['scope']:<8}{f['file']}"
     if f.get("error"):
         return [f"{head}: unreadable: {f['error']}"]
+    toml = f.get("inline_config_toml") or []
+    inline = [f"          also inline in config.toml: {', '.join(toml)}"] if toml else []
     if not f["events"]:
-        return [f"{head}: {'nothing of git-gasp' if f['exists'] else 'no file'}"]
+        return [f"{head}: {'nothing of git-gasp' if f['exists'] else 'no file'}", *inline]
     repos = ", ".join(f["repos"]) or "no --repo"
     lines = [f"{head}: {len(f['events'])} events, for {repos}"]
-    lines += [f"          drift: {d}" for d in f["drift"]]
-    if f.get("inline_config_toml"):
-        lines.append(f"          also inline in config.toml: {', '.join(f['inline_config_toml'])}")
-    return lines
+    return [*lines, *(f"          drift: {d}" for d in f["drift"]), *inline]
 
 
 def _repo_lines(r: Mapping[str, Any]) -> list[str]:
