@@ -353,3 +353,16 @@ def test_status_survives_a_malformed_file_and_reads_codex_inline_hooks(
     assert codex["repos"][0]["repo"] == str(agent)
     code, out, _ = run_cli(capsys, "adapt", "status")
     assert code == 0 and "unreadable" in out and "also inline in config.toml: Stop" in out
+
+
+def test_a_symlinked_settings_file_is_written_where_it_leads(
+    agent: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dotfiles = tmp_path / "dotfiles" / "settings.local.json"
+    _write(dotfiles, {"model": "opus"}, 2)
+    link = project / ".claude" / "settings.local.json"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    assert run_cli(capsys, "adapt", "claude-code", "install", "--repo", str(agent))[0] == 0
+    assert link.is_symlink() and _ours(json.loads(dotfiles.read_text()))
+    assert json.loads(dotfiles.read_text())["model"] == "opus"

@@ -163,3 +163,16 @@ def test_a_claude_code_session_handed_to_codex_starts_knowing_its_outcome(
     recent = loaded[loaded.index("## Recent runs") :]
     assert f"`{run_id}`" in recent and f"): {outcome}" in recent
     assert "Fix the retry bug in src/retry.py" in loaded  # what the session was asked
+
+
+def test_symlinks_in_a_skill_are_not_carried_and_a_rerun_is_still_unchanged(
+    agent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (agent / "skills" / "deploy" / "link").symlink_to(agent / "AGENT.md")
+    work = tmp_path / "work"
+    work.mkdir()
+    first = _handoff(capsys, "--to", "codex", str(work), "--repo", str(agent))
+    assert "a symlink" in _not_taken(first, "skill file")[".agents/skills/deploy/link"]
+    assert not (work / ".agents" / "skills" / "deploy" / "link").exists()
+    again = _handoff(capsys, "--to", "codex", str(work), "--repo", str(agent))
+    assert not any(t["changed"] for t in again["taken"])

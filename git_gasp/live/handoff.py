@@ -130,24 +130,25 @@ def _instructions(
 
 
 def _digest(top: str) -> str:
-    """The files under ``top`` (names and bytes, symlinks not followed)."""
+    """The regular files under ``top``, names and bytes (symlinks are not
+    carried, so they are not counted either)."""
     out = hashlib.sha256()
-    for base, dirs, names in sorted(os.walk(top)):
+    for base, dirs, names in os.walk(top):
         dirs.sort()
         for name in sorted(names):
             path = os.path.join(base, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
             out.update(os.path.relpath(path, top).encode() + b"\0")
-            if os.path.islink(path):
-                out.update(b"link:" + os.readlink(path).encode())
-            else:
-                with open(path, "rb") as fh:
-                    out.update(hashlib.sha256(fh.read()).digest())
+            with open(path, "rb") as fh:
+                out.update(hashlib.sha256(fh.read()).digest())
     return out.hexdigest()
 
 
 def _copy(src: str, dest: str) -> list[str]:
     """Copy the skill's regular files to a fresh ``dest``; the symlinks left out."""
     left: list[str] = []
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
     tmp = f"{dest}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
 
@@ -187,13 +188,17 @@ def _skills(harness: str, dest: str, repo: str, report: dict[str, Any]) -> None:
             report["notTaken"].append({"kind": "skill", "what": skill.directory, "reason": why})
             continue
         changed = not os.path.lexists(target) or _digest(src) != _digest(target)
-        if changed:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            for link in _copy(src, target):
-                why = "a symlink: skills are carried as regular files only"
-                report["notTaken"].append(
-                    {"kind": "skill file", "what": f"{shown}/{link}", "reason": why}
-                )
+        try:
+            left = _copy(src, target) if changed else []
+        except OSError as exc:
+            why = f"cannot write {shown}: {exc.strerror}"
+            report["notTaken"].append({"kind": "skill", "what": skill.directory, "reason": why})
+            continue
+        for link in left:
+            why = "a symlink: skills are carried as regular files only"
+            report["notTaken"].append(
+                {"kind": "skill file", "what": f"{shown}/{link}", "reason": why}
+            )
         written[shown] = _digest(target)
         report["taken"].append(
             {"kind": "skill", "what": skill.directory, "path": target, "changed": changed}

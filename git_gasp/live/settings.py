@@ -231,8 +231,9 @@ def render(settings: Settings, value: Mapping[str, Any]) -> bytes:
 
 
 def write_settings(settings: Settings, value: Mapping[str, Any]) -> None:
-    """Replace the file at once (a reader sees the old file or the new)."""
+    """Replace the file at once (a reader sees the old file or the new); a
+    symlinked file (dotfiles) is written where the link leads, the link kept."""
     try:
-        write_atomically(settings.path, render(settings, value))
+        write_atomically(os.path.realpath(settings.path), render(settings, value))
     except OSError as exc:
         raise GaspError(f"{settings.path}: cannot write: {exc.strerror}", None, USAGE) from None
