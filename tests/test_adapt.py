@@ -196,6 +196,8 @@ def test_events_follow_the_version(
     events = set(_ours(json.loads((project / ".claude" / "settings.local.json").read_text())))
     assert events.isdisjoint({"StopFailure", "PostCompact", "PreModelSwitch", "PostModelSwitch"})
     assert {"SessionStart", "Stop", "SubagentStart", "SessionEnd"} <= events
+    value = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert "async" not in json.dumps(value)  # 2.0 waits for every hook
     newer = _json(
         capsys,
         "adapt",

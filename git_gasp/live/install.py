@@ -104,7 +104,11 @@ def _without_ours(found: list[Any], harness: str) -> tuple[list[Any], bool]:
 
 
 def merged(
-    settings: Settings, harness: str, wanted: list[Wanted], command: str
+    settings: Settings,
+    harness: str,
+    wanted: list[Wanted],
+    command: str,
+    version: tuple[int, ...] | None = None,
 ) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The file's value with git-gasp's handlers installed, and what changed per event."""
     value = copy.deepcopy(settings.value)
@@ -120,7 +124,8 @@ def merged(
             else:
                 del hooks[event]
     for w in wanted:
-        hooks[w.event], what = _place(settings, harness, w, handler(harness, w, command))
+        desired = handler(harness, w, command, version)
+        hooks[w.event], what = _place(settings, harness, w, desired)
         done[what].append(w.event)
     return value, done
 
@@ -163,7 +168,8 @@ def install(
     settings = read_settings(path, harness)
     version = versions.resolve(harness, given, repo, env)
     wanted = wanted_events(harness, version.parsed)
-    value, done = merged(settings, harness, wanted, hook_command(program_path(), harness, repo))
+    command = hook_command(program_path(), harness, repo)
+    value, done = merged(settings, harness, wanted, command, version.parsed)
     if value != settings.value or not settings.exists:
         write_settings(settings, value)
     return {

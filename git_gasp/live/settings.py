@@ -73,6 +73,7 @@ CODEX_EVENTS = (
     Wanted("SessionEnd", (), False, 3),
 )
 EVENTS = {CLAUDE: CLAUDE_EVENTS, CODEX: CODEX_EVENTS}
+ASYNC_SINCE = (2, 1, 0)  # Claude Code's ``async`` handlers; before, every hook is waited for
 
 
 def wanted_events(harness: str, version: tuple[int, ...] | None) -> list[Wanted]:
@@ -106,10 +107,12 @@ def hook_command(program: str, harness: str, repo: str) -> str:
     return shlex.join([program, "adapt", "hook", harness, "--repo", repo])
 
 
-def handler(harness: str, wanted: Wanted, command: str) -> dict[str, Any]:
-    """The handler ``install`` writes for one event."""
+def handler(
+    harness: str, wanted: Wanted, command: str, version: tuple[int, ...] | None = None
+) -> dict[str, Any]:
+    """The handler ``install`` writes for one event (``version``: the harness's, None: newest)."""
     out: dict[str, Any] = {"type": "command", "command": command}
-    if harness == CLAUDE and wanted.asynchronous:
+    if harness == CLAUDE and wanted.asynchronous and (version is None or version >= ASYNC_SINCE):
         out["async"] = True
     out["timeout"] = wanted.timeout
     return out

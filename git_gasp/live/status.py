@@ -45,7 +45,7 @@ def _drift(harness: str, value: Mapping[str, Any], repo: str, program: str) -> l
     for w in wanted_events(harness, version.parsed):
         if version.text is None and w.since and w.event not in hooks:
             continue  # a newer event, for a version not known: install may have left it out
-        desired = handler(harness, w, hook_command(program, harness, repo))
+        desired = handler(harness, w, hook_command(program, harness, repo), version.parsed)
         found = [
             (g.get("matcher"), e)
             for g in (hooks.get(w.event) if isinstance(hooks.get(w.event), list) else [])
