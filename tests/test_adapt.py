@@ -315,7 +315,9 @@ def test_status_reports_files_versions_errors_and_drift(
         }
         for i in range(7)
     ]
-    (_live(agent) / "errors.log").write_text("".join(json.dumps(e) + "\n" for e in errors))
+    log = [json.dumps(e) + "\n" for e in errors]
+    (_live(agent) / "errors.log.1").write_text("".join(log[:4]))  # rotated
+    (_live(agent) / "errors.log").write_text("".join(log[4:]))
     report = _json(capsys, "adapt", "status")
     claude = report["agents"][0]
     assert claude["harness"] == "claude-code" and claude["installed"]

@@ -105,16 +105,19 @@ def _inline_codex(layer: str) -> list[str]:
 
 
 def errors_tail(repo: str, count: int = ERRORS_SHOWN) -> list[dict[str, Any]]:
-    """The last handler errors logged for ``repo`` (newest last)."""
+    """The last handler errors logged for ``repo`` (newest last), the rotated
+    ``errors.log.1`` first."""
     path = os.path.join(versions.live_dir(repo), "errors.log")
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(max(0, os.fstat(fh.fileno()).st_size - TAIL_BYTES))
-            lines = fh.read().splitlines()[-count:]
-    except OSError:
-        return []
+    lines: list[bytes] = []
+    for name in (f"{path}.1", path):
+        try:
+            with open(name, "rb") as fh:
+                fh.seek(max(0, os.fstat(fh.fileno()).st_size - TAIL_BYTES))
+                lines = [*lines, *fh.read().splitlines()[1 if fh.tell() > TAIL_BYTES else 0 :]]
+        except OSError:
+            continue
     out = []
-    for line in lines:
+    for line in lines[-count:]:
         try:
             value = json.loads(line)
         except ValueError:
