@@ -298,7 +298,8 @@ def test_status_reports_files_versions_errors_and_drift(
     assert [a["installed"] for a in empty["agents"]] == [False, False]
     path = project / ".claude" / "settings.json"
     _write(path, SETTINGS)
-    run_cli(capsys, "adapt", "claude-code", "install", "--scope", "project", "--repo", str(agent))
+    install = ("adapt", "claude-code", "install", "--scope", "project", "--agent-version")
+    run_cli(capsys, *install, "2.1.173", "--repo", str(agent))
     value = json.loads(path.read_text())
     del value["hooks"]["SessionEnd"]
     value["hooks"]["Stop"][-1]["hooks"][0]["timeout"] = 1
@@ -338,6 +339,9 @@ def test_status_reports_files_versions_errors_and_drift(
     assert "version seen last 2.1.173" in out and "inside the tested range" in out
     (_live(agent) / "seen-claude-code.json").write_text(json.dumps({**seen, "version": "9.0.0"}))
     assert "OUTSIDE the tested range" in run_cli(capsys, "adapt", "status")[1]
+    (_live(agent) / "seen-claude-code.json").write_text(json.dumps({**seen, "version": "2.0.49"}))
+    drift = _json(capsys, "adapt", "status")["agents"][0]["files"][0]["drift"]
+    assert "StopFailure: newer than claude-code 2.0.49, seen last (run install again)" in drift
 
 
 def test_status_survives_a_malformed_file_and_reads_codex_inline_hooks(

@@ -37,22 +37,34 @@ ERRORS_SHOWN = 5
 TAIL_BYTES = 16 * 1024
 
 
+def _entries(hooks: Mapping[str, Any], event: str, harness: str) -> list[tuple[Any, Any]]:
+    """git-gasp's handlers on ``event``, each with its group's matcher."""
+    found = hooks.get(event)
+    return [
+        (group.get("matcher"), entry)
+        for group in (found if isinstance(found, list) else [])
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for entry in group["hooks"]
+        if ours(entry, harness)
+    ]
+
+
 def _drift(harness: str, value: Mapping[str, Any], repo: str, program: str) -> list[str]:
     """git-gasp's entries as they differ from what install would write for ``repo``."""
     version = versions.resolve(harness, None, repo, {})
     hooks = value.get("hooks", {})
-    out = []
-    for w in wanted_events(harness, version.parsed):
+    wanted = wanted_events(harness, version.parsed)
+    names = {w.event for w in wanted}
+    out = [
+        f"{event}: newer than {harness} {version.text}, seen last (run install again)"
+        for event in hooks
+        if version.text and event not in names and _entries(hooks, event, harness)
+    ]
+    for w in wanted:
         if version.text is None and w.since and w.event not in hooks:
             continue  # a newer event, for a version not known: install may have left it out
         desired = handler(harness, w, hook_command(program, harness, repo), version.parsed)
-        found = [
-            (g.get("matcher"), e)
-            for g in (hooks.get(w.event) if isinstance(hooks.get(w.event), list) else [])
-            if isinstance(g, dict) and isinstance(g.get("hooks"), list)
-            for e in g["hooks"]
-            if ours(e, harness)
-        ]
+        found = _entries(hooks, w.event, harness)
         if not found:
             out.append(f"{w.event}: removed")
         elif len(found) > 1:
