@@ -249,6 +249,7 @@ def test_codex_install_beside_others_and_the_trust_step(
         ('{"hooks": []}', '"hooks" is not an object'),
         ('{"hooks": {"Stop": {"hooks": []}}}', '"hooks.Stop" is not a list'),
         ("[1, 2]", "not a JSON object"),
+        ('{"hooks": {}, "model": "a", "model": "b"}', "the key 'model' appears twice"),
     ],
 )
 def test_malformed_settings_are_refused_and_left_as_is(

@@ -173,6 +173,19 @@ def _refused(path: str, why: str, harness: str) -> GaspError:
     )
 
 
+class _Duplicate(ValueError):
+    """A key twice in one JSON object."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in out:
+            raise _Duplicate(key)
+        out[key] = item
+    return out
+
+
 def _indent(text: str) -> int | str | None:
     found = re.search(r"\n([ \t]+)\S", text)
     if found is None:
@@ -191,12 +204,16 @@ def read_settings(path: str, harness: str) -> Settings:
         raise _refused(path, f"cannot read: {exc.strerror}", harness) from None
     try:
         text = data.decode("utf-8-sig")
-        value = json.loads(text) if text.strip() else {}
+        value = json.loads(text, object_pairs_hook=_unique) if text.strip() else {}
     except UnicodeDecodeError:
         raise _refused(path, "not UTF-8", harness) from None
     except json.JSONDecodeError as exc:
         why = f"line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})"
         raise _refused(path, why, harness) from None
+    except _Duplicate as exc:  # rewriting the file would drop one of them
+        raise _refused(
+            path, f"the key {exc.args[0]!r} appears twice in one object", harness
+        ) from None
     if not isinstance(value, dict):
         raise _refused(path, "not a JSON object", harness)
     hooks = value.get("hooks", {})
