@@ -271,6 +271,18 @@ def dumps(value: Json, *, sort_keys: bool = False) -> str:
     )
 
 
+def cache_bytes(value: Json) -> bytes:
+    """Compact JSON of a value only git-gasp reads back (a cache): orjson's
+    when a parse has loaded it already, else the standard library's, ASCII
+    with escapes. Either reads back as the same value; nothing is imported."""
+    if _orjson_dumps is not None:
+        try:
+            return _orjson_dumps(value)
+        except _ORJSON_ERRORS:  # a lone surrogate, say: the standard library escapes it
+            pass
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
 def equal(a: Json, b: Json) -> bool:
     """serde_json ``Value`` equality: type-strict for numbers and booleans."""
     ta = type(a)

@@ -29,6 +29,7 @@ from git_gasp import git
 from git_gasp.core.appendonly import Anchors, Blob
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Step
+from git_gasp.core.jsonvalue import cache_bytes
 from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of
 from git_gasp.core.pack import Pack, PackError, parse_pack
@@ -349,7 +350,7 @@ def save_context(common_dir: str, oid: str, context: LogContext) -> None:
         # a cache needs no fsync: a torn file fails to parse and is a miss
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            fh.write(json.dumps(context.to_value(), separators=(",", ":")).encode("ascii"))
+            fh.write(cache_bytes(context.to_value()))
         os.replace(tmp, path)
         folder = os.path.dirname(path)
         entries = sorted((os.path.getmtime(os.path.join(folder, n)), n) for n in os.listdir(folder))
