@@ -1,0 +1,173 @@
+"""Issue 20 items 3, 4, 5, 7 and 8: a whole scripted Claude Code session
+recorded live (payloads + a transcript file) becomes a committed conformant
+run with trailers and notes, agreeing with the transcript's import; commits in
+the workspace carry the session; the lazy close; rehydration's budget."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_gasp.cli.root import main
+from tests import live_payloads as L
+from tests import transcripts as T
+from tests.conftest import git
+from tests.test_live import hook, spooled
+
+SID = T.SESSION
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Path, str]:
+    """An agent repository, a workspace with the hooks installed, a transcript."""
+    agent = tmp_path / "agent"
+    assert main(["init", str(agent), "--agent-id", "live"]) == 0
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q")
+    assert main(["hooks", "install", "--repo", str(work)]) == 0
+    top = tmp_path / "cc" / "projects" / "-srv-example-app"
+    transcript = T.write_claude(str(top), "2.1.173")
+    return agent, work, transcript
+
+
+def _run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    capsys.readouterr()
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _commit(work: Path, name: str) -> str:
+    (work / name).write_text(name)
+    git(work, "add", name)
+    env_free = {k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_SESSION_ID"}
+    subprocess.run(["git", "commit", "-qm", f"add {name}"], cwd=work, env=env_free, check=True)
+    return git(work, "log", "-1", "--format=%B")
+
+
+# long: one scripted session from start to end, asserted as it goes
+def test_a_scripted_session_recorded_live(
+    setup: tuple[Path, Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent, work, transcript = setup
+
+    def send(event: str, **extra: Any) -> bytes:
+        payload = L.claude(event, L.CC_NEW, SID, transcript, str(work), **extra)
+        done = hook(agent, payload)
+        assert done.returncode == 0 and done.stderr == b""
+        return done.stdout
+
+    out = json.loads(send("SessionStart"))
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert "# Agent context: live" in context and len(context) <= 9000
+    assert f"Agent-Session: claude-code:{SID}" in _commit(work, "a.txt")
+    for event in ("UserPromptSubmit", "PostToolUse", "PostModelSwitch"):
+        assert send(event) == b""
+    assert send("Stop") == b""
+    first = _run_json(capsys, "adapt", "flush", "--repo", str(agent), "--session", SID)
+    (flushed,) = first["sessions"]
+    assert flushed["appended"] > 40 and not flushed["closed"] and flushed["version"] == "2.1.173"
+    assert spooled(agent, session=SID) == []  # consumed once appended
+    seen = json.loads((agent / ".git" / "gasp" / "live" / "seen-claude-code.json").read_text())
+    assert seen["version"] == "2.1.173" and seen["session"] == SID
+    events = [json.loads(x) for x in (agent / "state" / "events.jsonl").read_text().splitlines()]
+    switch = [e for e in events if e["kind"] == "observation.created" and "switched" in str(e)]
+    assert len(switch) == 1 and "claude-haiku-4-5-20251001" in switch[0]["payload"]["title"]
+    assert send("SessionEnd") == b""
+    second = _run_json(capsys, "adapt", "flush", "--repo", str(agent), "--session", SID)
+    (closed,) = second["sessions"]
+    assert closed["closed"] and closed["commit"]
+    body = git(agent, "log", "-1", "--format=%B")
+    assert f"Agent-Session: claude-code:{SID}" in body and f"Run-Id: {closed['run_id']}" in body
+    assert "Outcome: completed" in body
+    assert git(agent, "notes", "--ref", "agent-sessions", "show", "HEAD").strip()
+    assert main(["check", str(agent)]) == 0
+    assert "Agent-Session" not in _commit(work, "b.txt")  # the session is over
+    again = _run_json(capsys, "adapt", "flush", "--repo", str(agent), "--session", SID)
+    assert all(s["appended"] == 0 and s["commit"] is None for s in again["sessions"])
+    imported = _run_json(capsys, "import", "claude-code", transcript, "--repo", str(agent))
+    assert all(s["unchanged"] or s["appended"] == 0 for s in imported["sessions"])
+    assert imported["sessions"][0].get("commit") is None
+    fresh = tmp_path / "fresh"
+    assert main(["init", str(fresh), "--agent-id", "live"]) == 0
+    _run_json(capsys, "import", "claude-code", transcript, "--repo", str(fresh))
+    live_usage = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
+    import_usage = _run_json(capsys, "usage", "--repo", str(fresh))["rows"]
+    assert live_usage == import_usage and live_usage
+
+
+def test_the_lazy_close_and_run_close(
+    setup: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent, work, transcript = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    for event in ("SessionStart", "UserPromptSubmit", "Stop"):
+        assert hook(agent, L.claude(event, L.CC_MID, SID, transcript, str(work))).returncode == 0
+    _run_json(capsys, "adapt", "flush", "--repo", str(agent), "--session", SID)
+    newer = "66660000-0000-4000-8000-00000000000c"
+    start = L.claude("SessionStart", L.CC_MID, newer, None, str(work))
+    assert hook(agent, start).returncode == 0  # headless: the first session never ended
+    done = _run_json(capsys, "adapt", "flush", "--repo", str(agent))
+    by_session = {s["session"]: s for s in done["sessions"]}
+    assert by_session[SID]["closed"] and by_session[SID]["commit"]
+    assert not by_session[newer]["closed"]
+    assert f"Agent-Session: claude-code:{SID}" in git(agent, "log", "-1", "--format=%B")
+    assert f"Agent-Session: claude-code:{newer}" in _commit(work, "c.txt")
+    assert main(["check", str(agent)]) == 0
+
+
+def test_run_close_closes_a_live_sessions_run_with_its_session(
+    setup: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent, work, transcript = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    for event in ("SessionStart", "Stop"):
+        assert hook(agent, L.claude(event, L.CC_MID, SID, transcript, str(work))).returncode == 0
+    _run_json(capsys, "adapt", "flush", "--repo", str(agent), "--session", SID)
+    closed = _run_json(capsys, "run", "close", "--outcome", "done", "--repo", str(agent))
+    assert closed["commit"]
+    assert f"Agent-Session: claude-code:{SID}" in git(agent, "log", "-1", "--format=%B")
+    assert "Agent-Session" not in _commit(work, "d.txt")
+    assert main(["check", str(agent)]) == 0
+
+
+def test_stop_and_session_end_flush_detached(setup: tuple[Path, Path, str]) -> None:
+    agent, work, transcript = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    on = {"GASP_LIVE_FLUSH": "on"}
+    for event in ("SessionStart", "Stop", "SessionEnd"):
+        payload = L.claude(event, L.CC_MID, SID, transcript, str(work))
+        started = time.monotonic()
+        assert hook(agent, payload, **on).returncode == 0
+        assert time.monotonic() - started < 60
+    deadline = time.monotonic() + 240
+    while f"claude-code:{SID}" not in git(agent, "log", "-1", "--format=%B"):
+        assert time.monotonic() < deadline, "the detached flush never closed the session"
+        time.sleep(0.5)
+    assert main(["check", str(agent)]) == 0
+
+
+def test_rehydration_stays_within_its_budget_and_turns_off(tmp_path: Path) -> None:
+    from git_gasp.agent import Agent, close_run
+
+    agent_repo = tmp_path / "agent"
+    assert main(["init", str(agent_repo), "--agent-id", "live"]) == 0
+    with Agent.open(str(agent_repo)) as agent:
+        agent.start_run("many goals")
+        for n in range(120):
+            agent.record_goal(None, f"goal {n}: " + "keep the retries reliable " * 8)
+        close_run(agent, "done")
+    payload = L.claude("SessionStart", L.CC_NEW, SID, None, str(tmp_path))
+    out = hook(agent_repo, payload).stdout.decode()
+    assert len(out) <= 10_000
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "keep the retries reliable" in context and "of 120 open goals" in context
+    git(agent_repo, "config", "gasp.live.rehydrate", "false")
+    assert hook(agent_repo, payload).stdout == b""
