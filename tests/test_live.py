@@ -146,7 +146,7 @@ def test_the_fast_path_loads_no_click_and_no_command_line(agent_repo: Path) -> N
     probe = (
         "import sys, io; from git_gasp import entry; "
         f"sys.argv = ['git-gasp', 'adapt', 'hook', 'codex', '--repo', {str(agent_repo)!r}]; "
-        "sys.stdin = io.TextIOWrapper(io.BytesIO(b'{\"session_id\": \"s1\"}')); "
+        'sys.stdin = io.TextIOWrapper(io.BytesIO(b\'{"session_id": "s1"}\')); '
         "code = entry.main(); "
         "bad = sorted(m for m in sys.modules if m in ('click', 'json') "
         "or m.startswith('git_gasp.cli') or m.startswith('git_gasp.agent')); "
