@@ -16,9 +16,11 @@ off (the handler then prints nothing).
 Folding a 600-run log takes about a second, over the half second a session
 start may take, so the document is cached in the live state
 (``context.json``), keyed by what it is made of as the file system shows it
-without git: HEAD and the branch it names, the index, the event log and
-AGENT.md. Every flush refreshes it (:func:`refresh`), so a session start
-finds it ready; a stale key makes it again.
+without git: HEAD and the branch it names, the index, the event log,
+AGENT.md, and the git config files that may turn it off (whether it is on is
+kept with it, so a session start runs no git). Every flush refreshes it
+(:func:`refresh`), so a session start finds it ready; a stale key makes it
+again.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from __future__ import annotations
 import json
 import os
 
-from git_gasp import git
 from git_gasp.live import linkage, spool
 
 BUDGET = 9000  # characters of the document, under the protocol's 10,000
@@ -34,6 +35,8 @@ CONFIG_KEY = "gasp.live.rehydrate"
 
 
 def enabled(repo: str) -> bool:
+    from git_gasp import git
+
     value = git.config_value(repo, CONFIG_KEY, "bool")
     return value != "false"
 
@@ -59,6 +62,13 @@ def cache_key(repo: str) -> str:
     if head.startswith("ref: "):
         watched.append(os.path.join(git_dir, head[5:]))
     watched += [os.path.join(repo, "state", "events.jsonl"), os.path.join(repo, "AGENT.md")]
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    watched += [
+        os.path.join(git_dir, "config"),
+        os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+    ]
     for path in watched:
         try:
             st = os.stat(path)
@@ -72,30 +82,32 @@ def _cache_path(repo: str) -> str:
     return os.path.join(spool.live_dir(repo), "context.json")
 
 
-def cached_document(repo: str) -> str:
-    """The document, from the cache when its key still holds, else made (and kept)."""
+def cached_document(repo: str) -> str | None:
+    """The document (None when turned off), from the cache when its key still
+    holds, else made (and kept)."""
     key = cache_key(repo)
     try:
         with open(_cache_path(repo), encoding="utf-8") as fh:
             kept = json.load(fh)
         if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("text"), str):
-            return str(kept["text"])
+            return str(kept["text"]) if kept.get("enabled", True) else None
     except (OSError, ValueError):
         pass
     return refresh(repo, key)
 
 
-def refresh(repo: str, key: str | None = None) -> str:
-    """Make the document and keep it in the cache."""
+def refresh(repo: str, key: str | None = None) -> str | None:
+    """Make the document (unless turned off) and keep it in the cache."""
     key = key or cache_key(repo)
-    text = document(repo)
+    on = enabled(repo)
+    text = document(repo) if on else ""
     path = _cache_path(repo)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
     with open(temporary, "w", encoding="utf-8") as fh:
-        json.dump({"key": key, "text": text}, fh)
+        json.dump({"key": key, "enabled": on, "text": text}, fh)
     os.replace(temporary, path)
-    return text
+    return text if on else None
 
 
 def hook_output(text: str) -> str:
@@ -111,6 +123,5 @@ def session_start(repo: str, harness: str, data: bytes) -> str | None:
     session = payload.get("session_id") if isinstance(payload, dict) else None
     if isinstance(session, str) and session:
         linkage.update_active(spool.live_dir(repo), repo, harness, session, [payload])
-    if not enabled(repo):
-        return None
-    return hook_output(cached_document(repo))
+    text = cached_document(repo)
+    return None if text is None else hook_output(text)
