@@ -68,6 +68,7 @@ def test_a_scripted_session_recorded_live(
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert "# Agent context: live" in context and len(context) <= 9000
     assert f"Agent-Session: claude-code:{SID}" in _commit(work, "a.txt")
+    linked = git(work, "rev-parse", "HEAD").strip()
     for event in ("UserPromptSubmit", "PostToolUse", "PostModelSwitch"):
         assert send(event) == b""
     assert send("Stop") == b""
@@ -90,6 +91,8 @@ def test_a_scripted_session_recorded_live(
     assert git(agent, "notes", "--ref", "agent-sessions", "show", "HEAD").strip()
     assert main(["check", str(agent)]) == 0
     assert "Agent-Session" not in _commit(work, "b.txt")  # the session is over
+    note = git(work, "notes", "--ref", "agent-sessions", "show", linked)
+    assert f'"session":"claude-code:{SID}"' in note and '"kind":"session"' in note
     again = _run_json(capsys, "adapt", "flush", "--repo", str(agent), "--session", SID)
     assert all(s["appended"] == 0 and s["commit"] is None for s in again["sessions"])
     imported = _run_json(capsys, "import", "claude-code", transcript, "--repo", str(agent))

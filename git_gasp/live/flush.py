@@ -171,8 +171,20 @@ def flush_session(
         os.remove(path)
     version = _seen(live, harness, session, projection, payloads)
     if close:
-        linkage.session_closed(live, harness, session)
+        _closed(live, harness, session)
     return Flushed(harness, session, run_id, len(events), close, commit, version, None)
+
+
+def _closed(live: str, harness: str, session: str) -> None:
+    """The session is over: its work tree's commits get their notes, then it
+    stops being active (a note that cannot be written is logged)."""
+    value = linkage.read_active(live, harness, session)
+    if value is not None:
+        try:
+            linkage.link_commits(value)
+        except Exception as exc:
+            spool.log_error(live, harness, "flush", f"{session}: commit notes: {exc}")
+    linkage.session_closed(live, harness, session)
 
 
 def _started_id(harness: str, session: str, events: Sequence[Event], resume: Any) -> str:
@@ -368,4 +380,4 @@ def after_run_close(root: str, refs: Sequence[str]) -> None:
     live = spool.live_dir(root)
     for ref in refs:
         harness, _, session = ref.partition(":")
-        linkage.session_closed(live, harness, session)
+        _closed(live, harness, session)

@@ -11,7 +11,10 @@ Two records, both local files:
   ``prepare-commit-msg`` hook, so the commits made there carry
   ``Agent-Session: <harness>:<session>``.
 
-Both are removed when the session's run is closed.
+Both are removed when the session's run is closed; then the session notes
+(``refs/notes/agent-sessions`` of the work tree's repository) link the
+commits made there during the session (those since the work tree's HEAD at
+the start that carry the session's trailer): :func:`link_commits`.
 """
 
 from __future__ import annotations
@@ -43,6 +46,40 @@ def workspace_git_dir(cwd: str) -> str | None:
         if parent == here:
             return None
         here = parent
+
+
+def head_of(git_dir: str) -> str | None:
+    """The commit HEAD names, read from the files (no git): a loose ref or
+    ``packed-refs`` of the repository (a linked work tree's common directory)."""
+    try:
+        with open(os.path.join(git_dir, "HEAD"), encoding="utf-8") as fh:
+            head = fh.read().strip()
+    except OSError:
+        return None
+    if not head.startswith("ref: "):
+        return head or None
+    ref = head[5:]
+    common = git_dir
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            common = os.path.normpath(os.path.join(git_dir, fh.read().strip()))
+    except OSError:
+        pass
+    for where in dict.fromkeys([git_dir, common]):
+        try:
+            with open(os.path.join(where, ref), encoding="utf-8") as fh:
+                return fh.read().strip() or None
+        except OSError:
+            continue
+    try:
+        with open(os.path.join(common, "packed-refs"), encoding="utf-8") as fh:
+            for line in fh:
+                oid, _, name = line.strip().partition(" ")
+                if name == ref:
+                    return oid
+    except OSError:
+        pass
+    return None
 
 
 def _active_path(live: str, harness: str, session: str) -> str:
@@ -89,6 +126,9 @@ def update_active(
         "started": now(),
     }
     for payload in payloads:
+        if value.get("cwd") is None and isinstance(payload.get("cwd"), str):
+            where = workspace_git_dir(payload["cwd"])
+            value["base"] = head_of(where) if where is not None else None
         for key in ("cwd", "transcript_path"):
             if isinstance(payload.get(key), str) and payload[key]:
                 value[key] = payload[key]
@@ -129,3 +169,23 @@ def stale(sessions: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         if isinstance(value.get("cwd"), str):
             newest[str(value["cwd"])] = value
     return [v for v in ordered if isinstance(v.get("cwd"), str) and newest[str(v["cwd"])] is not v]
+
+
+def link_commits(value: Mapping[str, Any]) -> list[str]:
+    """Note ``{"kind": "session"}`` on each commit of the session's work tree
+    made during it (since its HEAD at the start) that carries its trailer."""
+    from git_gasp import git
+    from git_gasp.core.notes import NoteRecord
+    from git_gasp.core.trailers import parse_trailers, sessions_of
+    from git_gasp.sessions import notes
+
+    cwd, base = value.get("cwd"), value.get("base")
+    if not isinstance(cwd, str) or workspace_git_dir(cwd) is None:
+        return []
+    ref = f"{value['harness']}:{value['session']}"
+    span = f"{base}..HEAD" if isinstance(base, str) and base else "HEAD"
+    made = git.commit_messages(cwd, span)
+    linked = [c for c, message in made if ref in sessions_of(parse_trailers(message))]
+    for commit in linked:
+        notes.add_records(cwd, commit, [NoteRecord(ref, "session")])
+    return linked
