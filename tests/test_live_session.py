@@ -174,3 +174,46 @@ def test_rehydration_stays_within_its_budget_and_turns_off(tmp_path: Path) -> No
     assert "keep the retries reliable" in context and "of 120 open goals" in context
     git(agent_repo, "config", "gasp.live.rehydrate", "false")
     assert hook(agent_repo, payload).stdout == b""
+
+
+def test_a_codex_session_recorded_live_agrees_with_its_import(
+    setup: tuple[Path, Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent, work, _ = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    rollout = tmp_path / f"rollout-2026-08-28T10-00-00-{T.CODEX_SESSION}.jsonl"
+    rollout.write_text(T.codex_rollout("0.149.0"))
+    for event in L.CODEX_EVENTS:
+        payload = L.codex(event, T.CODEX_SESSION, str(rollout), str(work))
+        done = hook(agent, payload, harness="codex")
+        assert (done.returncode, done.stdout) == (0, b"")
+    (closed,) = _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"]
+    assert closed["closed"] and closed["commit"] and closed["version"] == "0.149.0"
+    body = git(agent, "log", "-1", "--format=%B")
+    assert f"Agent-Session: codex:{T.CODEX_SESSION}" in body
+    assert main(["check", str(agent)]) == 0
+    fresh = tmp_path / "fresh"
+    assert main(["init", str(fresh), "--agent-id", "live"]) == 0
+    _run_json(capsys, "import", "codex", str(rollout), "--repo", str(fresh))
+    live_usage = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
+    assert live_usage == _run_json(capsys, "usage", "--repo", str(fresh))["rows"]
+
+
+def test_an_ephemeral_codex_session_is_recorded_from_its_hooks(
+    setup: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent, work, _ = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    for event in L.CODEX_EVENTS:  # transcript_path is null under --ephemeral
+        payload = L.codex(event, T.CODEX_SESSION, None, str(work))
+        assert hook(agent, payload, harness="codex").returncode == 0
+    (closed,) = _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"]
+    assert closed["closed"] and closed["commit"]
+    kinds = [
+        json.loads(line)["kind"]
+        for line in (agent / "state" / "events.jsonl").read_text().splitlines()
+    ]
+    assert "task.created" in kinds and "tool.called" in kinds
+    assert main(["check", str(agent)]) == 0
+    again = _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"]
+    assert again == []

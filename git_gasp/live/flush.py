@@ -35,17 +35,14 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from git_gasp.adapters.emitting import stable_id, summary, title
+from git_gasp.adapters.emitting import stable_id
 from git_gasp.adapters.lines import Projection, Source
 from git_gasp.agent.api import Agent
-from git_gasp.core import payloads as P
-from git_gasp.core import runpayloads as R
-from git_gasp.core.event import OPS_APPLIED, Event
+from git_gasp.core.event import Event
 from git_gasp.errors import GaspError
 from git_gasp.live import linkage, spool
+from git_gasp.live.hookevents import hooks_only, run_started, switch_events
 from git_gasp.store.runmarker import OpenRun
-
-SWITCHES = {"PostModelSwitch": "model switched", "PreModelSwitch": "model switch requested"}
 
 
 class Flushed(NamedTuple):
@@ -148,6 +145,8 @@ def flush_session(
     with Agent.open(repo, worker=worker) as agent:
         resume = _latest_run(agent, harness, session)
         projection = _project(agent, repo, harness, session, info, resume, full=close)
+        if projection is None and info.get("transcript_path") is None:
+            projection = hooks_only(agent, harness, session, resume, payloads)
         if projection is not None:
             run_id = projection.run_id
         events = list(projection.events) if projection is not None else []
@@ -156,7 +155,7 @@ def flush_session(
         if not run_closed:
             extras = switch_events(agent, harness, session, run_id, started, payloads)
             if extras and not events and not agent.knows(started):
-                events = _run_started(agent, harness, session, run_id, started, extras[0].ts_ms)
+                events = run_started(agent, harness, session, run_id, started, extras[0].ts_ms)
             events += extras
         open_run = agent.open_run
         if events and open_run is not None and open_run.run_id != run_id:
@@ -169,6 +168,7 @@ def flush_session(
             commit = _close(agent, harness, session, run_id, projection)
     for path, _ in payloads:
         os.remove(path)
+    spool.drop_empty(live, harness, session)
     version = _seen(live, harness, session, projection, payloads)
     if close:
         _closed(live, harness, session)
@@ -252,56 +252,6 @@ def _settled(source: Source) -> Source:
             break
         lines.pop()
     return source._replace(text="".join(lines))
-
-
-def switch_events(
-    agent: Agent,
-    harness: str,
-    session: str,
-    run_id: str,
-    started: str,
-    payloads: Sequence[tuple[str, Mapping[str, Any]]],
-) -> list[Event]:
-    """``observation.created`` (and its pair) for each model switch spooled."""
-    out: list[Event] = []
-    for path, payload in payloads:
-        heading = SWITCHES.get(str(payload.get("hook_event_name")))
-        if heading is None:
-            continue
-        key = os.path.basename(path)
-        eid = stable_id("event", harness, session, "hook", key, "observation.created")
-        if agent.knows(eid):
-            continue
-        before, after = payload.get("from_model"), payload.get("to_model")
-        text = f"{heading} {before or '?'} -> {after or '?'} ({payload.get('source') or '?'})"
-        meta = {
-            k: payload[k]
-            for k in ("from_model", "to_model", "requested_model", "source", "context_tokens")
-            if k in payload and isinstance(payload[k], str | int | float | bool)
-        }
-        meta["hook_event_name"] = str(payload.get("hook_event_name"))
-        node = stable_id("observation", harness, session, "hook", key)
-        rec = P.observation(node, title(text), summary(text), run_id, meta)
-        ms = int(os.path.basename(path).split("-")[0]) // 1_000_000
-        event = Event(eid, 1, ms, agent.actor, str(rec.kind), rec.payload, started, run_id)
-        oid = stable_id("event", harness, session, "hook", key, "observation.created", "ops")
-        pair = Event(oid, 1, ms, agent.actor, OPS_APPLIED, list(rec.ops), eid, run_id)
-        out += [event, pair]
-    return out
-
-
-def _run_started(
-    agent: Agent, harness: str, session: str, run_id: str, started: str, ms: int
-) -> list[Event]:
-    """The run's start when the spool holds its first facts (no transcript yet):
-    the ids the projector gives it, so a later projection does not repeat it."""
-    task = f"{harness} session {session}"
-    rec = R.run_started(run_id, task)
-    event = Event(
-        started, 1, ms, agent.actor, "run.started", {"run_id": run_id, "task": task}, None, run_id
-    )
-    oid = stable_id("event", harness, session, "run", "run.started", "ops")
-    return [event, Event(oid, 1, ms, agent.actor, OPS_APPLIED, list(rec.ops), started, run_id)]
 
 
 def _close(

@@ -60,10 +60,16 @@ def session_dir(live: str, harness: str, session: str | None) -> str:
 def write_payload(live: str, harness: str, session: str | None, data: bytes) -> str:
     """Spool ``data`` as one file; its name sorts by arrival time."""
     folder = session_dir(live, harness, session)
-    os.makedirs(folder, exist_ok=True)
     name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(4).hex()}.json"
     temporary = os.path.join(folder, f".tmp-{name}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    for attempt in (1, 2):  # a flush may remove the emptied folder meanwhile
+        os.makedirs(folder, exist_ok=True)
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            break
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
     try:
         view = memoryview(data)
         while view:
@@ -80,6 +86,14 @@ def _fault_slow_write() -> None:
     """``GASP_LIVE_FAULT=slow-write``: pause mid-write (the kill tests' window)."""
     if os.environ.get("GASP_LIVE_FAULT") == "slow-write":
         time.sleep(5)
+
+
+def drop_empty(live: str, harness: str, session: str) -> None:
+    """Remove the session's spool folder once it holds nothing."""
+    try:
+        os.rmdir(session_dir(live, harness, session))
+    except OSError:
+        pass
 
 
 def spooled(live: str, harness: str, session: str) -> list[str]:
