@@ -217,3 +217,37 @@ def test_an_ephemeral_codex_session_is_recorded_from_its_hooks(
     assert main(["check", str(agent)]) == 0
     again = _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"]
     assert again == []
+
+
+def test_after_a_model_switch_the_next_model_call_names_the_model_used(
+    setup: tuple[Path, Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent, work, _ = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    m = T.Claude("2.1.251")
+    m.user("Summarise the retry module")
+    m.assistant("msg_before", [{"type": "text", "text": "Reading it."}], T.usage(10, 5))
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_text(m.text())
+    send = {"transcript_path": str(path)}
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "PostModelSwitch"):
+        assert hook(agent, L.claude(event, L.CC_NEW, SID, None, str(work), **send)).returncode == 0
+    m.user("Now the tests")
+    haiku = "claude-haiku-4-5-20251001"
+    m.assistant("msg_after", [{"type": "text", "text": "Done."}], T.usage(8, 4), model=haiku)
+    path.write_text(m.text())
+    assert (
+        hook(agent, L.claude("SessionEnd", L.CC_NEW, SID, None, str(work), **send)).returncode == 0
+    )
+    _run_json(capsys, "adapt", "flush", "--repo", str(agent))
+    events = [json.loads(x) for x in (agent / "state" / "events.jsonl").read_text().splitlines()]
+    kinds = [e["kind"] for e in events]
+    switch = next(
+        i
+        for i, e in enumerate(events)
+        if e["kind"] == "observation.created" and "model switched" in e["payload"]["title"]
+    )
+    models = [e["payload"]["model"] for e in events if e["kind"] == "model.called"]
+    assert models == ["claude-sonnet-4-5-20250929", haiku]
+    assert "run.finished" in kinds and switch < kinds.index("run.finished")
+    assert main(["check", str(agent)]) == 0
