@@ -154,3 +154,24 @@ def test_the_fast_path_loads_no_click_and_no_command_line(agent_repo: Path) -> N
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.strip() == "0 []", done.stderr
+
+
+def test_the_errors_log_rotates_above_one_mebibyte(agent_repo: Path) -> None:
+    from git_gasp.live import spool
+
+    live = agent_repo / ".git" / "gasp" / "live"
+    live.mkdir(parents=True)
+    (live / "errors.log").write_bytes(b"x" * (spool.ROTATE_BYTES + 1))
+    spool.log_error(str(live), "codex", "Stop", "boom\nsecond line")
+    assert (live / "errors.log.1").stat().st_size == spool.ROTATE_BYTES + 1
+    (logged,) = errors(agent_repo)
+    assert logged["error"] == "boom second line" and logged["event"] == "Stop"
+
+
+def test_the_command_line_shape_runs_the_same_handler(agent_repo: Path, tmp_path: Path) -> None:
+    payload = L.claude("PostToolUse", L.CC_MID, SID, None, str(tmp_path))
+    command = [sys.executable, "-m", "git_gasp", "adapt", "hook", "claude-code", "-C"]
+    command.append(str(agent_repo))
+    done = subprocess.run(command, input=json.dumps(payload).encode(), capture_output=True)
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert len(spooled(agent_repo)) == 1
