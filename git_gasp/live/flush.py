@@ -163,6 +163,7 @@ def flush_session(
             return Flushed(harness, session, run_id, 0, False, None, None, why)
         if events:
             agent.append(events)
+            linkage.set_run(live, harness, session, run_id)
         commit = None
         if close:
             commit = _close(agent, harness, session, run_id, projection)
@@ -298,24 +299,10 @@ def _seen(
 # -- git gasp run close ----------------------------------------------------------------
 
 
-def live_sessions_of(root: str, run_id: str) -> list[tuple[str, str]]:
-    """The live sessions (harness, id) whose run is ``run_id``, from the active records."""
-    try:
-        live = spool.live_dir(root)
-    except OSError:
-        return []
-    out = []
-    for value in linkage.all_active(live):
-        harness, session = str(value["harness"]), str(value["session"])
-        if run_id in (stable_id("run", harness, session), value.get("run_id")):
-            out.append((harness, session))
-    return out
-
-
 def before_run_close(root: str, run_id: str) -> list[str]:
     """``git gasp run close`` of a live session's run: its spool and transcript
     delta go in first; the ``Agent-Session`` references to add to the commit."""
-    found = live_sessions_of(root, run_id)
+    found = linkage.sessions_of_run(root, run_id)
     if not found:
         return []
     live = spool.live_dir(root)

@@ -134,17 +134,41 @@ def update_active(
                 value[key] = payload[key]
         if payload.get("hook_event_name") == "SessionEnd":
             value["ended"] = True
-    path = _active_path(live, harness, session)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8") as fh:
-        json.dump(value, fh)
-    os.replace(temporary, path)
+    _write_active(live, harness, session, value)
     cwd = value.get("cwd")
     where = workspace_git_dir(cwd) if isinstance(cwd, str) else None
     if where is not None and not value.get("ended"):
         worktree_sessions.record(where, harness, session, agent_repo, str(value["started"]))
     return value
+
+
+def _write_active(live: str, harness: str, session: str, value: Mapping[str, Any]) -> None:
+    path = _active_path(live, harness, session)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as fh:
+        json.dump(dict(value), fh)
+    os.replace(temporary, path)
+
+
+def set_run(live: str, harness: str, session: str, run_id: str) -> None:
+    """Note the run the session's events went into (``git gasp run close`` asks)."""
+    value = read_active(live, harness, session)
+    if value is not None and value.get("run_id") != run_id:
+        _write_active(live, harness, session, {**value, "run_id": run_id})
+
+
+def sessions_of_run(root: str, run_id: str) -> list[tuple[str, str]]:
+    """The live sessions (harness, id) whose events went into ``run_id``."""
+    try:
+        live = spool.live_dir(root)
+    except OSError:
+        return []
+    return [
+        (str(v["harness"]), str(v["session"]))
+        for v in all_active(live)
+        if v.get("run_id") == run_id
+    ]
 
 
 def session_closed(live: str, harness: str, session: str) -> None:
