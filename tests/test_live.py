@@ -175,3 +175,18 @@ def test_the_command_line_shape_runs_the_same_handler(agent_repo: Path, tmp_path
     done = subprocess.run(command, input=json.dumps(payload).encode(), capture_output=True)
     assert (done.returncode, done.stdout) == (0, b"")
     assert len(spooled(agent_repo)) == 1
+
+
+def test_the_work_trees_active_session_a_commit_carries(tmp_path: Path) -> None:
+    from git_gasp.sessions import active
+
+    git_dir = str(tmp_path)
+    assert active.session_for(git_dir, {}) is None
+    active.record(git_dir, "claude-code", "a", "/agent", "2026-12-01T10:00:00Z")
+    active.record(git_dir, "codex", "b", "/agent", "2026-12-01T11:00:00Z")
+    assert active.session_for(git_dir, {}) == "codex:b"  # the newest
+    assert active.session_for(git_dir, {"CLAUDE_CODE_SESSION_ID": "a"}) == "claude-code:a"
+    assert active.session_for(git_dir, {"CLAUDE_CODE_SESSION_ID": "other"}) is None
+    active.clear(git_dir, "codex", "b")
+    active.clear(git_dir, "claude-code", "a")
+    assert active.session_for(git_dir, {}) is None

@@ -6,7 +6,8 @@ never committed) and removes it when the session is closed. A commit made
 meanwhile carries ``Agent-Session: <harness>:<session>``: the one the
 harness's own variable names (``CLAUDE_CODE_SESSION_ID``, ``CODEX_THREAD_ID``,
 set in the shells the agents run, adapters.md §1.2, §3.6) when it is active,
-else the newest. A commit made with no active session gets none.
+none when it names a session that is not (another harness session's commit is
+never another's), else the newest. A commit made with no active session gets none.
 """
 
 from __future__ import annotations
@@ -80,6 +81,6 @@ def session_for(git_dir: str, env: Mapping[str, str]) -> str | None:
     refs = [str(s["ref"]) for s in sessions]
     for var, harness in SESSION_VARS:
         named = env.get(var, "").strip()
-        if named and f"{harness}:{named}" in refs:
-            return f"{harness}:{named}"
+        if named:  # the commit is made inside that session: it, or none at all
+            return f"{harness}:{named}" if f"{harness}:{named}" in refs else None
     return refs[0]
