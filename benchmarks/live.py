@@ -8,7 +8,8 @@ On a 600-run agent repository (generated with benchmarks/generate.py unless
 payload on stdin) against ``python -c pass``, interleaved in the same run,
 median and p99 of the wall time (target: median <= 2x); and SessionStart with
 its rehydration document, from the cache a flush leaves (target <= 0.5 s) and
-with no cache (the first session start). Prints the figures; asserts nothing
+with no cache (the first session start); and Stop, which also starts a
+detached flush (the agent waits only for the fork). Prints the figures; asserts nothing
 (STYLE 13).
 """
 
@@ -98,7 +99,21 @@ def measure(repo: str, runs: int) -> None:
         warm.append(_wall(hook, start, env))
     _row("handler, SessionStart, rehydration cached", warm, base)
     _row("handler, SessionStart, no cache (first start)", cold, base)
-    shutil.rmtree(os.path.join(repo, ".git", "gasp", "live", "spool"), ignore_errors=True)
+    spooled = os.path.join(repo, ".git", "gasp", "live", "spool")
+    shutil.rmtree(spooled, ignore_errors=True)  # the tool calls above are not flushed
+    stop = _payload("Stop", repo)  # no transcript, no tool call: its flush appends nothing
+    detaching = {**os.environ, "GASP_LIVE_FLUSH": "on"}
+    stops = [_wall(hook, stop, detaching) for _ in range(max(3, runs // 10))]
+    _row("handler, Stop (spool + a detached flush)", stops, base)
+    deadline = time.monotonic() + 300
+    while os.path.exists(os.path.join(spooled, "claude-code", SESSION)):
+        if time.monotonic() > deadline:  # the detached flushes consume the payloads
+            break
+        time.sleep(0.2)
+    shutil.rmtree(spooled, ignore_errors=True)
+    from git_gasp.live import linkage, spool
+
+    linkage.session_closed(spool.live_dir(repo), "claude-code", SESSION)  # leave no active session
 
 
 def main() -> None:

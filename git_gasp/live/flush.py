@@ -139,9 +139,11 @@ def flush_session(
     """Project one session's spool and transcript; see the module docstring."""
     files = spool.spooled(live, harness, session)
     payloads = _payloads(live, harness, files)
+    run_id = stable_id("run", harness, session)
+    if not payloads and linkage.read_active(live, harness, session) is None:
+        return Flushed(harness, session, run_id, 0, False, None, None, "nothing spooled")
     info = linkage.update_active(live, repo, harness, session, [p for _, p in payloads])
     close = close or bool(info.get("ended"))
-    run_id = stable_id("run", harness, session)
     with Agent.open(repo, worker=worker) as agent:
         resume = _latest_run(agent, harness, session)
         projection = _project(agent, repo, harness, session, info, resume, full=close)
