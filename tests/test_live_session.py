@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -251,3 +252,22 @@ def test_after_a_model_switch_the_next_model_call_names_the_model_used(
     assert models == ["claude-sonnet-4-5-20250929", haiku]
     assert "run.finished" in kinds and switch < kinds.index("run.finished")
     assert main(["check", str(agent)]) == 0
+
+
+@pytest.mark.parametrize("point", ["close:finished", "close:projected", "close:committed"])
+def test_a_flush_killed_in_its_close_is_completed_by_the_next(
+    setup: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str], point: str
+) -> None:
+    agent, work, transcript = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    for event in ("SessionStart", "Stop", "SessionEnd"):
+        assert hook(agent, L.claude(event, L.CC_MID, SID, transcript, str(work))).returncode == 0
+    command = [sys.executable, "-m", "git_gasp", "adapt", "flush", "--repo", str(agent)]
+    killed = subprocess.run(command, env={**os.environ, "GASP_FAULT": point})
+    assert killed.returncode == -9
+    _run_json(capsys, "adapt", "flush", "--repo", str(agent))
+    bodies = git(agent, "log", "--format=%B%x00").split("\0")
+    closes = [b for b in bodies if f"Agent-Session: claude-code:{SID}" in b]
+    assert len(closes) == 1 and "Run-Id: run_" in closes[0]
+    assert main(["check", str(agent)]) == 0
+    assert _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"] == []

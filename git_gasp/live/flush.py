@@ -42,7 +42,7 @@ from git_gasp.core.event import Event
 from git_gasp.errors import GaspError
 from git_gasp.live import linkage, spool
 from git_gasp.live.hookevents import hooks_only, run_started, switch_events
-from git_gasp.store.runmarker import OpenRun
+from git_gasp.store.runmarker import OpenRun, write_marker
 
 
 class Flushed(NamedTuple):
@@ -261,16 +261,26 @@ def _close(
     agent: Agent, harness: str, session: str, run_id: str, projection: Projection | None
 ) -> str | None:
     """The boundary commit of the session's run, as an import makes it."""
+    from git_gasp.agent.closeretry import commit_of
     from git_gasp.agent.runs import close_run
 
     events = agent.run_events(run_id)
     started = next((e for e in events if e.kind == "run.started"), None)
-    if started is None or any(e.kind == "run.finished" for e in events):
+    if started is None:
         return None
+    finish = next((e for e in events if e.kind == "run.finished"), None)
+    outcome = projection.outcome if projection is not None else "session ended"
+    if finish is not None:  # finished: committed, or a close killed before its commit
+        if commit_of(agent.root, run_id) is not None:
+            return None
+        if isinstance(finish.payload, dict) and isinstance(finish.payload.get("outcome"), str):
+            outcome = finish.payload["outcome"]
     if agent.open_run is None or agent.open_run.run_id != run_id:
         agent.open_run = OpenRun(run_id, started.id, None, agent.worker)
+    # the marker names the run while it closes: a close killed after its
+    # run.finished is then completed by the next flush (close_run's retry)
+    write_marker(agent.root, agent.open_run)
     agent.lease.acquire()
-    outcome = projection.outcome if projection is not None else "session ended"
     return close_run(agent, outcome, sessions=[f"{harness}:{session}"]).commit
 
 
