@@ -140,6 +140,10 @@ def test_a_kill_mid_write_loses_only_that_payload(agent_repo: Path, tmp_path: Pa
     assert [p.read_bytes() for p in spooled(agent_repo)] == [json.dumps(first).encode()]
     assert hook(agent_repo, L.claude("Stop", L.CC_MID, SID, None, str(tmp_path))).returncode == 0
     assert len(spooled(agent_repo)) == 2  # the spool goes on; the torn temporary is ignored
+    (torn,) = [p for p in folder.iterdir() if p.name.startswith(".tmp-")]
+    os.utime(torn, (time.time() - 7200, time.time() - 7200))
+    assert main(["adapt", "flush", "--repo", str(agent_repo)]) == 0
+    assert not torn.exists() and spooled(agent_repo) == []
 
 
 def test_the_fast_path_loads_no_click_and_no_command_line(agent_repo: Path) -> None:

@@ -171,6 +171,7 @@ def flush_session(
             commit = _close(agent, harness, session, run_id, projection)
     for path, _ in payloads:
         os.remove(path)
+    spool.drop_torn(live, harness, session)
     spool.drop_empty(live, harness, session)
     version = _seen(live, harness, session, projection, payloads)
     if close:

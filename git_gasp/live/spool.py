@@ -88,6 +88,29 @@ def _fault_slow_write() -> None:
         time.sleep(5)
 
 
+STALE_TEMPORARY_S = 3600
+
+
+def drop_torn(live: str, harness: str, session: str) -> None:
+    """Remove temporaries a killed handler left (older than an hour: a
+    handler still writing one is never that slow)."""
+    folder = session_dir(live, harness, session)
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if (
+                name.startswith(".tmp-")
+                and time.time() - os.stat(path).st_mtime > STALE_TEMPORARY_S
+            ):
+                os.remove(path)
+        except OSError:
+            pass
+
+
 def drop_empty(live: str, harness: str, session: str) -> None:
     """Remove the session's spool folder once it holds nothing."""
     try:
