@@ -35,6 +35,8 @@ ALLOWED: dict[str, set[str]] = {
     "agent": {"core", "git", "store", "sessions", "hooks", "check", "restore"} | BASE,
     "adapters": {"core", "git", "store", "sessions", "agent", "restore"} | BASE,
     "view": {"core", "git", "store", "check", "restore"} | BASE,
+    # the live adapters: Claude Code and Codex hook handlers, their spool,
+    # installing their hook entries, rehydration and handoff
     "live": {
         "core",
         "git",
