@@ -271,3 +271,30 @@ def test_a_flush_killed_in_its_close_is_completed_by_the_next(
     assert len(closes) == 1 and "Run-Id: run_" in closes[0]
     assert main(["check", str(agent)]) == 0
     assert _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"] == []
+
+
+def test_the_commands_install_writes_record_a_session(
+    setup: tuple[Path, Path, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """h20a's installed entries, run as the harness runs them (a shell command
+    line, the payload on stdin), feed this side: the contract between the two."""
+    agent, work, transcript = setup
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GASP_LIVE_FLUSH", "off")
+    _run_json(capsys, "adapt", "claude-code", "install", "--scope", "project", "--repo", str(agent))
+    assert (agent / ".git" / "gasp" / "live" / "context.json").is_file()  # primed
+    settings = json.loads((work / ".claude" / "settings.json").read_text())
+    for event in ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"):
+        (command,) = [h["command"] for g in settings["hooks"][event] for h in g["hooks"]]
+        payload = json.dumps(L.claude(event, L.CC_MID, SID, transcript, str(work)))
+        done = subprocess.run(command, shell=True, input=payload.encode(), capture_output=True)
+        assert done.returncode == 0 and done.stderr == b"", event
+        if event == "SessionStart":
+            assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        else:
+            assert done.stdout == b"", event
+    (closed,) = _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"]
+    assert closed["closed"] and closed["commit"]
+    assert main(["check", str(agent)]) == 0
