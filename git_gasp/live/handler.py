@@ -123,9 +123,9 @@ def _after(repo: str, harness: str, event: str | None, session: str | None, data
         from git_gasp.live import rehydrate
 
         text = rehydrate.session_start(repo, harness, data)
-        if text:
-            sys.stdout.write(text)
-            sys.stdout.flush()
+        if text:  # bytes: the locale's encoding may not be UTF-8
+            sys.stdout.buffer.write(text.encode("utf-8"))
+            sys.stdout.buffer.flush()
         if flush:
             detach(["adapt", "flush", "--repo", repo])
     elif flush and session and event in FLUSHED_AT:

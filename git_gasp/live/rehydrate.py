@@ -3,8 +3,9 @@
 The document is the agent repository's budgeted ``--context`` document (as
 ``git gasp status --context`` writes it: identity, the skill index, active
 memory and facts, open goals and tasks, the last runs with their outcomes),
-cut to :data:`BUDGET` characters, within the 10,000 the hook protocol keeps
-of a hook's output (adapters.md §1.4). It goes out in the protocol's form,
+cut to :data:`BUDGET` characters (less when its JSON form, escapes counted,
+would pass the 10,000 the hook protocol keeps of a hook's output,
+adapters.md §1.4). It goes out in the protocol's form,
 the same for Claude Code and Codex (§3.6)::
 
     {"hookSpecificOutput": {"hookEventName": "SessionStart",
@@ -31,6 +32,7 @@ import os
 from git_gasp.live import linkage, spool
 
 BUDGET = 9000  # characters of the document, under the protocol's 10,000
+OUTPUT_CAP = 10_000  # characters of a hook's output the protocol keeps
 CONFIG_KEY = "gasp.live.rehydrate"
 
 
@@ -100,7 +102,7 @@ def refresh(repo: str, key: str | None = None) -> str | None:
     """Make the document (unless turned off) and keep it in the cache."""
     key = key or cache_key(repo)
     on = enabled(repo)
-    text = document(repo) if on else ""
+    text = fitting_document(repo) if on else ""
     path = _cache_path(repo)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
@@ -108,6 +110,19 @@ def refresh(repo: str, key: str | None = None) -> str | None:
         json.dump({"key": key, "enabled": on, "text": text}, fh)
     os.replace(temporary, path)
     return text if on else None
+
+
+def fitting_document(repo: str) -> str:
+    """The document at :data:`BUDGET`, smaller when its JSON form (escapes
+    count) would pass :data:`OUTPUT_CAP`."""
+    from git_gasp.core.contextbudget import MIN_BUDGET
+
+    budget = BUDGET
+    text = document(repo, budget)
+    while len(hook_output(text)) > OUTPUT_CAP and budget > MIN_BUDGET:
+        budget = max(MIN_BUDGET, budget * OUTPUT_CAP // len(hook_output(text)) - 200)
+        text = document(repo, budget)
+    return text
 
 
 def hook_output(text: str) -> str:
