@@ -86,6 +86,8 @@ def test_session_id_nested_or_escaped_falls_back_to_json(agent_repo: Path) -> No
     assert len(spooled(agent_repo, session="the-real-one")) == 1
     assert hook(agent_repo, None, raw=b"not json at all").returncode == 0
     assert len(spooled(agent_repo, session="_unknown")) == 1  # kept as is, still
+    assert main(["adapt", "flush", "--repo", str(agent_repo), "--session", "the-real-one"]) == 0
+    assert len(spooled(agent_repo, session="_unknown")) == 1  # attributed to no session
 
 
 def test_internal_errors_go_to_the_log_never_to_the_agent(agent_repo: Path) -> None:

@@ -80,7 +80,8 @@ def flush(
         actives = linkage.all_active(live)
         targets: dict[tuple[str, str], bool] = {}
         for harness, name in spool.spooled_sessions(live):
-            targets[(harness, name)] = close
+            if name != spool.UNKNOWN_SESSION:  # payloads naming no session: never projected
+                targets[(harness, name)] = close
         for value in actives:
             targets[(str(value["harness"]), str(value["session"]))] = close
         if session is None:
