@@ -298,3 +298,16 @@ def test_the_commands_install_writes_record_a_session(
     (closed,) = _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"]
     assert closed["closed"] and closed["commit"]
     assert main(["check", str(agent)]) == 0
+
+
+def test_linkage_is_per_work_tree(setup: tuple[Path, Path, str], tmp_path: Path) -> None:
+    agent, work, transcript = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    _commit(work, "base.txt")
+    linked = tmp_path / "linked"
+    git(work, "worktree", "add", "-q", "-b", "side", str(linked))
+    (linked / "sub").mkdir()
+    start = L.claude("SessionStart", L.CC_MID, SID, transcript, str(linked / "sub"))
+    assert hook(agent, start).returncode == 0
+    assert f"Agent-Session: claude-code:{SID}" in _commit(linked, "in-linked.txt")
+    assert "Agent-Session" not in _commit(work, "in-main.txt")  # another work tree
