@@ -311,3 +311,50 @@ def test_linkage_is_per_work_tree(setup: tuple[Path, Path, str], tmp_path: Path)
     assert hook(agent, start).returncode == 0
     assert f"Agent-Session: claude-code:{SID}" in _commit(linked, "in-linked.txt")
     assert "Agent-Session" not in _commit(work, "in-main.txt")  # another work tree
+
+
+def test_a_codex_subagents_rollout_joins_its_parents_run_as_an_import_does(
+    setup: tuple[Path, Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_import import CHILD, _rollout, _said, _tokens, _typed
+
+    agent, work, _ = setup
+    git(agent, "config", "gasp.live.rehydrate", "false")
+    spawn = {"type": "function_call", "name": "spawn_agent", "call_id": "s1", "arguments": "{}"}
+    spawned = json.dumps({"agent_id": CHILD, "nickname": "scout"})
+    parent = _rollout(
+        {"id": T.CODEX_SESSION},
+        ("event_msg", {"type": "user_message", "message": "fix the flaky test"}),
+        ("response_item", spawn),
+        ("response_item", {"type": "function_call_output", "call_id": "s1", "output": spawned}),
+        ("response_item", _said("the scout found it")),
+        _tokens(1000, 100),
+    )
+    source = {"subagent": {"thread_spawn": {"parent_thread_id": T.CODEX_SESSION, "depth": 1}}}
+    child = _rollout(
+        {"id": CHILD, "source": source},
+        ("response_item", _typed("find the flaky test")),
+        ("response_item", _said("tests/test_retry.py is flaky")),
+        _tokens(300, 40),
+    )
+    rollouts = tmp_path / "rollouts"
+    rollouts.mkdir()
+    main_file = rollouts / f"rollout-a-{T.CODEX_SESSION}.jsonl"
+    main_file.write_text(parent)
+    child_file = rollouts / f"rollout-b-{CHILD}.jsonl"
+    child_file.write_text(child)
+    for event in ("SessionStart", "SubagentStop", "Stop", "SessionEnd"):
+        extra = {"agent_transcript_path": str(child_file)} if event == "SubagentStop" else {}
+        payload = L.codex(event, T.CODEX_SESSION, str(main_file), str(work), **extra)
+        assert hook(agent, payload, harness="codex").returncode == 0
+    (closed,) = _run_json(capsys, "adapt", "flush", "--repo", str(agent))["sessions"]
+    assert closed["closed"] and closed["commit"]
+    events = [json.loads(x) for x in (agent / "state" / "events.jsonl").read_text().splitlines()]
+    frames = [e["payload"]["title"] for e in events if e["kind"] == "frame.created"]
+    assert frames == ["subagent scout"]
+    assert main(["check", str(agent)]) == 0
+    fresh = tmp_path / "fresh"
+    assert main(["init", str(fresh), "--agent-id", "live"]) == 0
+    _run_json(capsys, "import", "codex", str(rollouts), "--repo", str(fresh))
+    live_usage = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
+    assert live_usage == _run_json(capsys, "usage", "--repo", str(fresh))["rows"]

@@ -239,10 +239,12 @@ def _project(
         return claudecode.project(cc, actor, agent.knows, config, resume)
     from git_gasp.adapters import codex
 
-    threads = files.codex_sessions([path])
-    if not threads:
+    children = [c for c in info.get("children", []) if isinstance(c, str) and os.path.isfile(c)]
+    threads = files.codex_sessions([path, *children])
+    named = [t for t in threads if t.session_id == session] or threads[:1]
+    if not named:
         return None
-    return codex.project(threads[0], actor, agent.knows, config, resume)
+    return codex.project(named[0], actor, agent.knows, config, resume)
 
 
 def _settled(source: Source) -> Source:

@@ -132,6 +132,9 @@ def update_active(
         for key in ("cwd", "transcript_path"):
             if isinstance(payload.get(key), str) and payload[key]:
                 value[key] = payload[key]
+        child = payload.get("agent_transcript_path")
+        if isinstance(child, str) and child and child not in value.setdefault("children", []):
+            value["children"].append(child)  # a subagent's own transcript (Codex: a rollout)
         if payload.get("hook_event_name") == "SessionEnd":
             value["ended"] = True
     _write_active(live, harness, session, value)
