@@ -234,8 +234,9 @@ def _project(
         if not found:
             return None
         cc = found[0]
-        if not full:
-            cc = cc._replace(mains=[_settled(s) for s in cc.mains])
+        if not full:  # a background subagent may still be writing its file too
+            subagents = {k: _settled(v) for k, v in cc.subagents.items()}
+            cc = cc._replace(mains=[_settled(s) for s in cc.mains], subagents=subagents)
         return claudecode.project(cc, actor, agent.knows, config, resume)
     from git_gasp.adapters import codex
 
