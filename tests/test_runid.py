@@ -1,5 +1,8 @@
-"""A bogus ``Run-Id`` (issue 15), with real git: ``runs`` marks a run the
-log lacks.
+"""A bogus ``Run-Id`` (issue 15), with real git and the hooks installed:
+commit-msg refuses a Run-Id that names no run the staged log starts or
+finishes and says which runs it holds; a real close, an amend, a
+cherry-picked boundary commit and a merge pass; ``gasp.rule.run-id`` sets
+its level; ``runs`` marks a run the log lacks.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import git, run_cli
 
 
 @pytest.fixture
@@ -28,6 +31,80 @@ def _commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", "-C", str(repo), "commit", "-q", *args], capture_output=True, text=True
     )
+
+
+def _newest_run(repo: Path) -> str:
+    return git(repo, "log", "-1", "--format=%(trailers:key=Run-Id,valueonly)").strip()
+
+
+def test_commit_msg_refuses_a_run_id_naming_no_staged_run(work: Path) -> None:
+    newest = _newest_run(work)
+    result = _commit(work, "--allow-empty", "-m", "x", "-m", "Run-Id: run_123")
+    assert result.returncode == 1
+    assert (
+        "[run-id] Run-Id 'run_123' names no run the staged log starts or finishes "
+        f"(the staged log holds 2 runs, the newest {newest}; this commit adds to none)"
+    ) in result.stderr
+    assert "comes from: git gasp run close --outcome TEXT" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert _newest_run(work) == newest  # nothing committed
+
+
+def test_a_staged_run_is_named_in_the_refusal(work: Path) -> None:
+    """A commit that appends a run's lines but names another run."""
+    done = subprocess.run(
+        [sys.executable, "-m", "git_gasp", "run", "start", "--task", "t", "-C", str(work)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    started = done.stdout.strip()
+    git(work, "add", "state/events.jsonl")
+    result = _commit(work, "-m", "x", "-m", "Run-Id: run_123")
+    assert result.returncode == 1
+    assert f"(this commit's log lines start or finish {started})" in result.stderr
+
+
+def test_a_real_close_an_amend_and_a_cherry_pick_pass(work: Path) -> None:
+    cli = [sys.executable, "-m", "git_gasp"]
+    for args in (["run", "start", "--task", "t"], ["run", "close", "--outcome", "done"]):
+        done = subprocess.run([*cli, *args, "-C", str(work)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    closed = git(work, "rev-parse", "HEAD").strip()
+    message = git(work, "log", "-1", "--format=%B")
+    assert f"Run-Id: {_newest_run(work)}" in message
+    # an amend of the boundary commit keeps its run (the staged log holds it)
+    result = _commit(work, "--amend", "-m", message.replace("\n\n", "\n\nreworded\n\n", 1))
+    assert result.returncode == 0, result.stderr
+    # the boundary commit picked onto a branch before the run: its lines come with it
+    git(work, "checkout", "-q", "-b", "side", "HEAD~1")
+    result = subprocess.run(
+        ["git", "-C", str(work), "cherry-pick", closed], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    # a commit naming a run the log already holds (a boundary commit picked by hand)
+    result = _commit(work, "--allow-empty", "-m", message)
+    assert result.returncode == 0, result.stderr
+    # a merge is judged by the merge rules, not this one
+    git(work, "checkout", "-q", "main")
+    result = _commit(work, "--allow-empty", "-m", "on main")
+    assert result.returncode == 0, result.stderr
+    result = subprocess.run(
+        ["git", "-C", str(work), "merge", "-q", "--no-ff", "side", "-m", "merge\n\nRun-Id: run_1"],
+        capture_output=True,
+        text=True,
+    )
+    assert "[run-id]" not in result.stderr
+
+
+def test_the_rule_takes_a_level(work: Path) -> None:
+    git(work, "config", "gasp.rule.run-id", "warn")
+    result = _commit(work, "--allow-empty", "-m", "x", "-m", "Run-Id: run_123")
+    assert result.returncode == 0, result.stderr
+    assert "warning:" in result.stderr and "[run-id] Run-Id 'run_123'" in result.stderr
+    git(work, "config", "gasp.rule.run-id", "off")
+    result = _commit(work, "--allow-empty", "-m", "y", "-m", "Run-Id: run_456")
+    assert result.returncode == 0 and "run_456" not in result.stderr, result.stderr
 
 
 def test_runs_marks_a_run_the_log_lacks(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
