@@ -159,16 +159,17 @@ def _empty_server(path: Path, hooked: bool, env: dict[str, str]) -> Path:
 
 
 def bench_onboarding(work: Path, rounds: int) -> tuple[list[Row], dict[str, Any]]:
-    """Row o: the onboarding push, hooked and not, alternating; the hooked
-    push's output (what the pusher sees) kept in the details."""
+    """Row o: the onboarding push, hooked and not, alternating after a
+    warm-up round; the hooked push's output (what the pusher sees) kept in
+    the details."""
     env = close_env(work)
     agent = work / "onboarding-agent"
     shutil.rmtree(agent, ignore_errors=True)
     onboarding.build(agent)
     push = ["git", "push", "-q", "-o", "gasp.onboard"]
     hooked, plain, shown = [], [], ""
-    for _ in range(rounds):
-        for is_hooked, times in ((True, hooked), (False, plain)):
+    for n in range(rounds + 1):  # round 0 is a warm-up (bytecode compiled), not timed
+        for is_hooked, times in ((True, hooked if n else []), (False, plain if n else [])):
             server = _empty_server(work / f"onboard-{int(is_hooked)}.git", is_hooked, env)
             t0 = time.perf_counter()
             proc = subprocess.run(
