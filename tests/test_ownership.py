@@ -57,6 +57,10 @@ def test_an_active_memory_written_by_someone_else_survives_ten_closes(
     code, out, _ = run_cli(capsys, "status", "--json", "-C", str(repo))
     assert code == 0
     assert any("is not git-gasp's" in w for w in json.loads(out)["warnings"])
+    # a restore of it says so too
+    code, out, err = run_cli(capsys, "restore", str(repo), str(repo.parent / "r"), "--json")
+    assert code == 0, err
+    assert any("is not git-gasp's" in w for w in json.loads(out)["warnings"])
     # --json lists what a close left alone every time
     assert run_cli(capsys, "run", "start", "--task", "t", "-C", str(repo))[0] == 0
     code, out, _ = run_cli(capsys, "run", "close", "--outcome", "ok", "--json", "-C", str(repo))
