@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from git_gasp.core.commitmessage import holds_run, run_id_findings, runs_held
+from git_gasp.hooks.commithooks import staged_logs
 from tests.conftest import git, run_cli
 
 
@@ -117,3 +119,34 @@ def test_runs_marks_a_run_the_log_lacks(work: Path, capsys: pytest.CaptureFixtur
     code, out, _ = run_cli(capsys, "runs", "--json", "-C", str(work))
     flags = {r["run_id"]: r["in_log"] for r in json.loads(out)["runs"]}
     assert flags.pop("run_123") is False and all(flags.values())
+
+
+def test_a_run_in_a_declared_log_is_found(work: Path) -> None:
+    """A log the staged AGENT.md's Locations table declares counts too."""
+    manifest = work / "AGENT.md"
+    manifest.write_text(
+        manifest.read_text() + "\n| Location | Path |\n|---|---|\n| log | logs/b.jsonl |\n"
+    )
+    lines = (work / "state/events.jsonl").read_text().splitlines()
+    line = next(x for x in lines if '"kind":"run.started"' in x)
+    (work / "logs").mkdir()
+    (work / "logs/b.jsonl").write_text(line.replace('"run_id":"', '"run_id":"run_b_') + "\n")
+    git(work, "add", "logs/b.jsonl")
+    staged = staged_logs(str(work))
+    assert b"run_b_" not in staged  # the committed AGENT.md declares no second log yet
+    git(work, "add", "AGENT.md")
+    assert b"run_b_" in staged_logs(str(work))
+
+
+def test_the_pure_rule() -> None:
+    start = (
+        b'{"id":"e1","schema_version":1,"ts_ms":1,"actor":{"kind":"agent","id":"a"},'
+        b'"kind":"run.started","payload":{"run_id":"run_a","task":"t"},'
+        b'"causation_id":null,"correlation_id":null}\n'
+    )
+    assert holds_run(start, "run_a") and not holds_run(start, "run_b")
+    assert runs_held(start + start.replace(b"run_a", b"run_c")) == ["run_a", "run_c"]
+    message = "x\n\nRun-Id: run_a\n"
+    assert run_id_findings(message, [], start, "m") == []
+    (found,) = run_id_findings("x\n\nRun-Id: run_b\n", [], start, "m")
+    assert found.rule == "run-id" and "holds one run, run_a" in found.message
