@@ -96,9 +96,7 @@ def push(repo: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def pushed_as(
-    name: str, repo: Path, url: str, *args: str
-) -> subprocess.CompletedProcess[str]:
+def pushed_as(name: str, repo: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
     """A push whose hook sees the pusher as a forge names them (GitLab's
     ``GL_USERNAME``; over file:// the hook inherits the pusher's environment)."""
     env = {**os.environ, "GL_USERNAME": name}
