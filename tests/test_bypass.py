@@ -192,3 +192,28 @@ def test_a_mixed_push_says_which_ref_refused_it(
         "(git takes all of a push or none of it): push it without refs/heads/bad to land it"
     ) in result.stderr
     assert push(work, url, "good:refs/heads/good").returncode == 0
+
+
+def test_a_bypassed_deletion_is_recorded_on_the_old_tip(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = served(work, tmp_path, capsys)
+    server = Path(url.removeprefix("file://"))
+    append(work, LOG, goal_pair("side"))  # lines no other ref holds
+    commit(work, "side")
+    side = git(work, "rev-parse", "HEAD").strip()
+    assert push(work, url, "HEAD:refs/heads/side").returncode == 0
+    git(server, "config", "gasp.bypassAllowed", "ann")
+    option = ["-o", "gasp.bypass=remove test branch"]
+    result = push_env(work, url, {"GL_USERNAME": "ann"}, *option, ":refs/heads/side")
+    assert result.returncode == 0, result.stderr
+    (record,) = [
+        json.loads(x) for x in git(server, "notes", "--ref", REF, "show", side).splitlines()
+    ]
+    assert record["refs"] == [{"ref": "refs/heads/side", "old": side, "new": "0" * 40}]
+    # a second bypass adds a second note commit, appended to what is there
+    edit_line(work)
+    commit(work, "rewrite")
+    result = push_env(work, url, {"GL_USERNAME": "ann"}, *OPTION, "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+    assert len(git(server, "rev-list", REF).split()) == 2
