@@ -91,16 +91,26 @@ def test_a_case_colliding_agent_path_is_refused_at_commit_and_push(
     assert f"{path}: [path] {expected}" in result.stderr, result.stderr
 
 
-def test_check_names_a_case_collision(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("STATE/events.jsonl", "differs only in case from the agent's state"),
+        ("Identity/IDENTITY.md", "differs only in case from the agent's identity"),
+        ("identity/identity.md", "differs only in case from identity/IDENTITY.md"),
+    ],
+)
+def test_check_names_a_case_collision(
+    path: str, expected: str, work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _, _ = main(capsys, "check", "-C", str(work))
     assert code == 0
-    (work / "STATE").mkdir()
-    (work / "STATE" / "events.jsonl").write_bytes((work / LOG).read_bytes())
+    (work / path).parent.mkdir(parents=True, exist_ok=True)
+    (work / path).write_bytes(b"x\n")
     commit(work, "case")
     code, out, _ = main(capsys, "check", "-C", str(work))
     assert code == 1
     assert "[FAIL] check 6" in out
-    assert "STATE/events.jsonl: differs only in case from the agent's state" in out
+    assert f"{path}: {expected}" in out
 
 
 # -- text/eol -----------------------------------------------------------------------------
