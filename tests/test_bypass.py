@@ -217,3 +217,18 @@ def test_a_bypassed_deletion_is_recorded_on_the_old_tip(
     result = push_env(work, url, {"GL_USERNAME": "ann"}, *OPTION, "HEAD:refs/heads/main")
     assert result.returncode == 0, result.stderr
     assert len(git(server, "rev-list", REF).split()) == 2
+
+
+def test_one_tip_under_two_refs_gets_one_record(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, server = edited(work, tmp_path, capsys)
+    git(server, "config", "gasp.bypassAllowed", "ann")
+    refs = ["HEAD:refs/heads/main", "HEAD:refs/agents/backup"]
+    result = push_env(work, url, {"GL_USERNAME": "ann"}, *OPTION, *refs)
+    assert result.returncode == 0, result.stderr
+    tip = git(work, "rev-parse", "HEAD").strip()
+    (record,) = [
+        json.loads(x) for x in git(server, "notes", "--ref", REF, "show", tip).splitlines()
+    ]
+    assert sorted(m["ref"] for m in record["refs"]) == ["refs/agents/backup", "refs/heads/main"]

@@ -195,8 +195,7 @@ def post_receive(repo: str, lines: Iterable[str], out: TextIO) -> None:
             _audit(repo, record, "accepted")
         except OSError as exc:
             out.write(f"gasp: warning: cannot append to {audit_path(repo)}: {exc.strerror}\n")
-        for update in moved:
-            obj = RefMove(update.ref, update.old, update.new).annotated()
+        for obj in {RefMove(u.ref, u.old, u.new).annotated() for u in moved}:
             notes[obj] = notes.get(obj, "") + record.line()
     problem = _write_notes(repo, notes, next(iter(found.values()))[0])
     if problem:
