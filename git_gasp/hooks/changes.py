@@ -10,7 +10,7 @@ reads, and how little, is :mod:`git_gasp.hooks.objects`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from git_gasp import git
@@ -40,20 +40,8 @@ from git_gasp.core.event import Event
 from git_gasp.core.finding import Finding, Judged, Step
 from git_gasp.core.logcontext import LogContext, context_of, physical_lines
 from git_gasp.core.manifest import identity_hash
-from git_gasp.hooks.objects import DEFAULTS, Locations, Objects, spec
+from git_gasp.hooks.objects import DEFAULTS, Locations, Objects, skills_of, spec, wanted_specs
 from git_gasp.hooks.steps import Policy, policy_of
-
-
-def _skills(paths: Iterable[str]) -> set[str]:
-    """The skills ``paths`` lie in (``skills/<name>/...``)."""
-    return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}
-
-
-def _wanted(step: Step, locations: Locations) -> set[str]:
-    """The objects a step is judged by, for these append-only locations."""
-    paths = set(step.paths) | set(locations.logs) | {"AGENT.md", ".agent/packs"}
-    wanted = {spec(r, p) for r in (step.name, *step.parents) for p in paths}
-    return wanted | {spec(step.name, f"skills/{n}/SKILL.md") for n in _skills(step.paths)}
 
 
 def _committed(finding: Finding) -> Finding:
@@ -103,8 +91,8 @@ class Judge(Objects):
         # one look-up of what every step needs whatever its manifests declare
         # (AGENT.md among it); a second only for the logs a manifest adds,
         # usually none, and then no process at all
-        self._lookup({s for step in steps for s in _wanted(step, DEFAULTS)})
-        self._lookup({s for step in steps for s in _wanted(step, self._step_locations(step))})
+        self._lookup({s for step in steps for s in wanted_specs(step, DEFAULTS)})
+        self._lookup({s for step in steps for s in wanted_specs(step, self._step_locations(step))})
         if any(not s.name for s in steps):  # the index: its files are usually on disk too
             top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
             for step in steps:
@@ -192,7 +180,7 @@ class Judge(Objects):
         out = check_skills(skill_paths, files, renamed)
         out += check_skill_manifests(
             name
-            for name in _skills(skill_paths)
+            for name in skills_of(skill_paths)
             if self.blob(step.name, f"skills/{name}/SKILL.md") is None
             and self._skill_left(step, name, skill_paths)
         )

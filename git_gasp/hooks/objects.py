@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from git_gasp import git
@@ -76,6 +76,18 @@ DEFAULTS = Locations(
     frozenset(DEFAULT_LOCATIONS["facts"]),
     frozenset(JOURNALS),
 )
+
+
+def skills_of(paths: Iterable[str]) -> set[str]:
+    """The skills ``paths`` lie in (``skills/<name>/...``)."""
+    return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}
+
+
+def wanted_specs(step: Step, locations: Locations) -> set[str]:
+    """The objects a step is judged by, for these append-only locations."""
+    paths = set(step.paths) | set(locations.logs) | {"AGENT.md", ".agent/packs"}
+    wanted = {spec(r, p) for r in (step.name, *step.parents) for p in paths}
+    return wanted | {spec(step.name, f"skills/{n}/SKILL.md") for n in skills_of(step.paths)}
 
 
 class Objects:
