@@ -88,14 +88,17 @@ def _prices(path: str) -> dict[str, Any]:
 
 def usage_text(report: dict[str, Any]) -> str:
     by = report["by"]
-    head = f"{by:<40} {'model':<28} " + " ".join(f"{f:>14}" for f in (*FIELDS, "total"))
+    model = "" if by == "model" else f"{'model':<28} "  # by model: one column of it
+    head = f"{by:<40} {model}" + " ".join(f"{f:>14}" for f in (*FIELDS, "total"))
     lines = [head]
     for row in report["rows"]:
         cells = " ".join(f"{row[f]:>14,}" for f in (*FIELDS, "total"))
         cost = f"  ~${row['cost_estimate']:.4f} (estimate)" if "cost_estimate" in row else ""
-        lines.append(f"{str(row[by])[:40]:<40} {row['model'][:28]:<28} {cells}{cost}")
+        shown = "" if by == "model" else f"{row['model'][:28]:<28} "
+        lines.append(f"{str(row[by])[:40]:<40} {shown}{cells}{cost}")
     totals = report["totals"]
-    lines.append(f"{'total':<40} {'':<28} " + " ".join(f"{totals[f]:>14,}" for f in totals))
+    blank = "" if by == "model" else f"{'':<28} "
+    lines.append(f"{'total':<40} {blank}" + " ".join(f"{totals[f]:>14,}" for f in totals))
     if not report["rows"]:
         lines.append("(no imported token usage)")
     return "\n".join(lines)
