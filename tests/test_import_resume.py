@@ -8,7 +8,9 @@ file, a new subagent file), the projector reads everything again.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +194,33 @@ def test_canonical_ids_and_the_batch_secret_screen() -> None:
     text = f"nothing here\nexport GITHUB_TOKEN={token}"
     assert may_hold_secrets(text) and find_secrets(text.splitlines()[1])
     assert not may_hold_secrets("step 3: run the tests\npassed 3")
+
+
+def test_a_close_snapshot_is_remembered_verified_and_the_next_import_seeds_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from git_gasp.agent.eventlog import EventLog
+    from git_gasp.store import seeding
+
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    config = repo / ".agent" / "config.toml"
+    text = re.sub(r"snapshot_every = \d+", "snapshot_every = 5", config.read_text())
+    assert "snapshot_every = 5" in text
+    config.write_text(text)
+    m = T.Claude("2.1.173")
+    for n in range(3):
+        _turn(m, n)
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_text(m.text())
+    args = ["import", "claude-code", str(path), "--repo", str(repo), "--json"]
+    assert main(args) == 0
+    (snapshot,) = (repo / "snapshots").glob("*/graph.json")
+    digest = hashlib.sha256(snapshot.read_bytes()).hexdigest()
+    assert digest in seeding.verified_digests(seeding.common_dir(str(repo)))
+    with EventLog.open(str(repo)) as log:
+        assert log.recent_events() == ()  # seeded from the close's snapshot, nothing after
+    _turn(m, 7)
+    path.write_text(m.text())
+    assert main(args) == 0
+    assert main(["check", str(repo)]) == 0
