@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 
@@ -170,6 +169,10 @@ class Anchors:
         todo = [b for b in {b.oid: b for b in blobs}.values() if b.oid not in self.prefix_of]
         if len(todo) < 8:
             return
+        # only here, for eight or more: a hook judging one change never
+        # loads the thread pool (and logging with it)
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=2) as pool:
             list(pool.map(lambda b: self.test(b, anchor), todo))
 

@@ -23,15 +23,27 @@ import re
 from collections.abc import Callable, Collection
 from typing import Any
 
-try:  # an accelerator only: every verdict is defined by the exact parser below
-    import orjson
+_orjson_loads: Callable[[bytes], Any] | None = None
+_orjson_dumps: Callable[[Any], bytes] | None = None
+_ORJSON_ERRORS: tuple[type[Exception], ...] = ()
+_orjson_tried = False
 
-    _orjson_loads: Callable[[bytes], Any] | None = orjson.loads
-    _orjson_dumps: Callable[[Any], bytes] | None = orjson.dumps
-    _ORJSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError, orjson.JSONEncodeError)
-except ImportError:  # pragma: no cover - orjson is a declared dependency
-    _orjson_loads = _orjson_dumps = None
-    _ORJSON_ERRORS = ()
+
+def _accelerate() -> bool:
+    """Load orjson, an accelerator only (every verdict is defined by the exact
+    parser below), on the first parse that wants it: importing it costs more
+    than a hook that parses nothing should pay. False when it is missing."""
+    global _orjson_loads, _orjson_dumps, _ORJSON_ERRORS, _orjson_tried
+    if not _orjson_tried:
+        _orjson_tried = True
+        try:
+            import orjson
+        except ImportError:  # pragma: no cover - orjson is a declared dependency
+            return False
+        _orjson_loads, _orjson_dumps = orjson.loads, orjson.dumps
+        _ORJSON_ERRORS = (orjson.JSONDecodeError, orjson.JSONEncodeError)
+    return _orjson_loads is not None
+
 
 Json = None | bool | int | float | str | list[Any] | dict[str, Any]
 
@@ -163,6 +175,8 @@ class Parser:
 
 def fast_loads(raw: bytes) -> Json:
     """Parse trusted JSON (already verified by the exact parser) quickly."""
+    if not _orjson_tried:
+        _accelerate()
     if _orjson_loads is not None:
         try:
             value: Json = _orjson_loads(raw)
@@ -181,6 +195,8 @@ def loads_canonical(raw: bytes) -> Json | None:
     reads it as serde_json does; everything else (None) goes to
     :meth:`Parser.loads`, which defines the semantics.
     """
+    if not _orjson_tried:
+        _accelerate()
     if _orjson_loads is None or _orjson_dumps is None:
         return None
     try:
@@ -258,6 +274,18 @@ def dumps(value: Json, *, sort_keys: bool = False) -> str:
     """Compact JSON, non-ASCII written raw, as serde_json writes it (the
     encoders are made once: ``json.dumps`` with these options makes one a call)."""
     return (_SORTED if sort_keys else _COMPACT).encode(value)
+
+
+def cache_bytes(value: Json) -> bytes:
+    """Compact JSON of a value only git-gasp reads back (a cache): orjson's
+    when a parse has loaded it already, else the standard library's, ASCII
+    with escapes. Either reads back as the same value; nothing is imported."""
+    if _orjson_dumps is not None:
+        try:
+            return _orjson_dumps(value)
+        except _ORJSON_ERRORS:  # a lone surrogate, say: the standard library escapes it
+            pass
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
 
 
 def equal(a: Json, b: Json) -> bool:

@@ -86,9 +86,17 @@ from typing import NamedTuple
 class SecretRule(NamedTuple):
     rule: str  # stable short id, e.g. "private-key"
     label: str  # human name, e.g. "a private key block"
-    pattern: re.Pattern[str]  # its group "value", if any, gets the placeholder test
+    source: str  # the regular expression; its group "value", if any, gets the placeholder test
+    flags: int  # its flags (re.ASCII always)
     description: str  # one line
     triggers: tuple[str, ...]  # lowercase; every match contains one (in any case)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled expression: compiled when a line first wakes the rule
+        (then ``re``'s own cache holds it), so a process that scans no line
+        with its trigger, a hook start-up above all, never compiles it."""
+        return re.compile(self.source, self.flags)
 
 
 class SecretFinding(NamedTuple):
@@ -122,7 +130,7 @@ def _rule(
     rule: str, label: str, pattern: str, description: str, *triggers: str, flags: int = 0
 ) -> SecretRule:
     # ASCII: case-insensitive parts then match only what the lowercased screen sees
-    return SecretRule(rule, label, re.compile(pattern, flags | re.ASCII), description, triggers)
+    return SecretRule(rule, label, pattern, flags | re.ASCII, description, triggers)
 
 
 SECRET_RULES: tuple[SecretRule, ...] = (

@@ -10,7 +10,7 @@ reads, and how little, is :mod:`git_gasp.hooks.objects`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from git_gasp import git
@@ -40,13 +40,8 @@ from git_gasp.core.event import Event
 from git_gasp.core.finding import Finding, Judged, Step
 from git_gasp.core.logcontext import LogContext, context_of, physical_lines
 from git_gasp.core.manifest import identity_hash
-from git_gasp.hooks.objects import Locations, Objects, spec
+from git_gasp.hooks.objects import DEFAULTS, Locations, Objects, skills_of, spec, wanted_specs
 from git_gasp.hooks.steps import Policy, policy_of
-
-
-def _skills(paths: Iterable[str]) -> set[str]:
-    """The skills ``paths`` lie in (``skills/<name>/...``)."""
-    return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}
 
 
 def _committed(finding: Finding) -> Finding:
@@ -67,8 +62,10 @@ class _Tally(NamedTuple):
 class Judge(Objects):
     """Judges steps with the objects of one walk."""
 
-    def __init__(self, repo: str, policy: Policy, reader: git.BlobReader) -> None:
-        super().__init__(repo, reader)
+    def __init__(
+        self, repo: str, policy: Policy, reader: git.BlobReader, info: git.RepoInfo | None = None
+    ) -> None:
+        super().__init__(repo, reader, info)
         self.policy = policy
         self.tallies: dict[str, _Tally] = {}
 
@@ -91,14 +88,11 @@ class Judge(Objects):
                 s._replace(paths=frozenset(p for p in s.paths if "\n" not in p and "\r" not in p))
                 for s in steps
             ]
-        self._lookup({spec(r, "AGENT.md") for s in steps for r in (s.name, *s.parents)})
-        wanted: set[str] = set()
-        for step in steps:
-            locations = self._step_locations(step)
-            paths = set(step.paths) | set(locations.logs) | {"AGENT.md", ".agent/packs"}
-            wanted |= {spec(r, p) for r in (step.name, *step.parents) for p in paths}
-            wanted |= {spec(step.name, f"skills/{n}/SKILL.md") for n in _skills(step.paths)}
-        self._lookup(wanted)
+        # one look-up of what every step needs whatever its manifests declare
+        # (AGENT.md among it); a second only for the logs a manifest adds,
+        # usually none, and then no process at all
+        self._lookup({s for step in steps for s in wanted_specs(step, DEFAULTS)})
+        self._lookup({s for step in steps for s in wanted_specs(step, self._step_locations(step))})
         if any(not s.name for s in steps):  # the index: its files are usually on disk too
             top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
             for step in steps:
@@ -186,7 +180,7 @@ class Judge(Objects):
         out = check_skills(skill_paths, files, renamed)
         out += check_skill_manifests(
             name
-            for name in _skills(skill_paths)
+            for name in skills_of(skill_paths)
             if self.blob(step.name, f"skills/{name}/SKILL.md") is None
             and self._skill_left(step, name, skill_paths)
         )
@@ -377,13 +371,19 @@ class Judge(Objects):
         ]
 
 
-def judge(repo: str, steps: Sequence[Step], policy: Policy | None = None) -> list[Judged]:
+def judge(
+    repo: str,
+    steps: Sequence[Step],
+    policy: Policy | None = None,
+    info: git.RepoInfo | None = None,
+) -> list[Judged]:
     """Judge ``steps`` (parents first); findings in step order. When all
-    pass, the log contexts of the last step are cached for the next check."""
+    pass, the log contexts of the last step are cached for the next check.
+    ``info``: :func:`git.repo_info`, when the caller has it."""
     if not steps:
         return []
     with git.BlobReader(repo) as reader:
-        judge_ = Judge(repo, policy or policy_of(repo), reader)
+        judge_ = Judge(repo, policy or policy_of(repo), reader, info)
         found = judge_.run(steps)
         if not found:
             judge_.save_contexts(judge_.log_blobs(steps[-1].name))

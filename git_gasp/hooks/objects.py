@@ -14,20 +14,22 @@ Its cost follows the change, not history:
 * the context of the log before a step (ids, kinds, entities, nodes) is the
   context after its parent step, extended in place; for a parent outside the
   walk it is loaded from ``<git-common-dir>/gasp/contexts-v1/<blob-id>.json``
-  (written after a check, keyed by content so it can never go stale) or built
-  by parsing that version once.
+  (written after a check, and whenever a version had to be parsed; keyed by
+  content so it can never go stale) or built by parsing that version once.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from git_gasp import git
 from git_gasp.core.appendonly import Anchors, Blob
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Step
+from git_gasp.core.jsonvalue import cache_bytes
 from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of
 from git_gasp.core.pack import Pack, PackError, parse_pack
@@ -76,14 +78,26 @@ DEFAULTS = Locations(
 )
 
 
+def skills_of(paths: Iterable[str]) -> set[str]:
+    """The skills ``paths`` lie in (``skills/<name>/...``)."""
+    return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}
+
+
+def wanted_specs(step: Step, locations: Locations) -> set[str]:
+    """The objects a step is judged by, for these append-only locations."""
+    paths = set(step.paths) | set(locations.logs) | {"AGENT.md", ".agent/packs"}
+    wanted = {spec(r, p) for r in (step.name, *step.parents) for p in paths}
+    return wanted | {spec(step.name, f"skills/{n}/SKILL.md") for n in skills_of(step.paths)}
+
+
 class Objects:
     """The blob reader, object ids, anchors, log contexts, locations and packs
     of one walk; :class:`git_gasp.hooks.changes.Judge` judges with them."""
 
-    def __init__(self, repo: str, reader: git.BlobReader) -> None:
+    def __init__(self, repo: str, reader: git.BlobReader, info: git.RepoInfo | None = None) -> None:
         self.repo = repo
         self.reader = reader
-        info = git.repo_info(repo)
+        info = git.repo_info(repo) if info is None else info
         self.common_dir = info.common_dir
         self.prefix = info.prefix
         self.hash_name = info.object_format
@@ -297,6 +311,10 @@ class Objects:
             found = load_context(self.common_dir, blob.oid)
             if found is None:
                 found = context_of(bytes(self._view(path, blob)))
+                # a whole version parsed: kept before a step extends it in
+                # place, so the next change on top of it (a retry, another
+                # branch, a reset) loads it instead of parsing it again
+                save_context(self.common_dir, blob.oid, found)
             self.contexts[blob.oid] = found
         return found
 
@@ -327,10 +345,10 @@ def load_context(common_dir: str, oid: str) -> LogContext | None:
     except OSError:
         return None
     try:
-        import orjson
-
-        value = orjson.loads(raw)
-    except ValueError:
+        # the standard parser: as quick as orjson on a context's few long
+        # dicts of short strings, and a hook need not load orjson for it
+        value = json.loads(raw)
+    except ValueError:  # UnicodeDecodeError included
         return None
     return LogContext.from_value(value)
 
@@ -338,15 +356,13 @@ def load_context(common_dir: str, oid: str) -> LogContext | None:
 def save_context(common_dir: str, oid: str, context: LogContext) -> None:
     """Remember a context; keep the newest few. Failure to write is ignored
     (a read-only server is just not cached)."""
-    import orjson
-
     path = _context_path(common_dir, oid)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         # a cache needs no fsync: a torn file fails to parse and is a miss
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            fh.write(orjson.dumps(context.to_value()))
+            fh.write(cache_bytes(context.to_value()))
         os.replace(tmp, path)
         folder = os.path.dirname(path)
         entries = sorted((os.path.getmtime(os.path.join(folder, n)), n) for n in os.listdir(folder))
