@@ -121,6 +121,8 @@ def run_close(
     if closed.note:
         text += f"; {closed.note}"
     text += _projections_said(closed)
+    if closed.locks:
+        output.diag(f"warning: {closed.locks}")
     emit(as_json, closed._asdict(), text)
     return OK
 
@@ -163,6 +165,8 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
     )
     if closed.already:
         text += " (closed already, by another process)"
+    if closed.locks:
+        output.diag(f"warning: {closed.locks}")
     emit(as_json, closed._asdict(), text)
     return OK
 
