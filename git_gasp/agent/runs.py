@@ -394,4 +394,3 @@ def _read(path: str) -> bytes:
             return fh.read()
     except FileNotFoundError:
         return b""
-
