@@ -78,3 +78,22 @@ def test_a_bad_line_after_at_still_fails_the_fold(tmp_path: Path) -> None:
 
     with pytest.raises(GaspError, match=r"state/events.jsonl:\d+: corrupt event"):
         fold_log(str(repo), LOG, events[0].id)
+
+
+def test_checks_pass_keeps_each_event_slim_and_folds_as_the_whole_log(tmp_path: Path) -> None:
+    from git_gasp.check.logpass import read_pass
+    from git_gasp.store.worktree import read_snapshots
+
+    repo, _ = _snapshotted(tmp_path)
+    data = (repo / LOG).read_bytes()
+    snapshots, _ = read_snapshots(str(repo))
+    read = read_pass(data, snapshots)
+    whole = parse_log(data)
+    assert [e.id for e in read.log.events] == [e.id for e in whole.events]
+    assert read.log.envelope_failures == whole.envelope_failures
+    for slim, event in zip(read.log.events, whole.events, strict=True):
+        assert (slim.kind, slim.causation_id) == (event.kind, event.causation_id)
+        assert slim.payload is None or len(slim.payload) <= 2  # id and status, or run_id
+    assert not isinstance(read.outcome, Exception)
+    assert graphs_equal(read.outcome.graph, fold(whole.events).graph)
+    assert read.prefix_equal and all(read.prefix_equal.values())  # the snapshot's prefix

@@ -8,17 +8,10 @@ only git, always runs (REFERENCE §10.1).
 from __future__ import annotations
 
 from git_gasp.check.history import check_append_only
-from git_gasp.core.checks import (
-    check_causation,
-    check_envelope,
-    check_pairing,
-    check_vocabulary,
-    parse_all_ops,
-)
+from git_gasp.check.logpass import read_pass
+from git_gasp.core.checks import check_causation, check_envelope, check_pairing, check_vocabulary
 from git_gasp.core.event import Event
-from git_gasp.core.fold import FoldError, fold
-from git_gasp.core.log import parse_log
-from git_gasp.core.repochecks import FoldOutcome, check_replay, check_restore
+from git_gasp.core.repochecks import check_replay, check_restore
 from git_gasp.core.report import CheckReport, failed
 from git_gasp.core.runlifecycle import lifecycle_findings
 from git_gasp.store import worktree
@@ -41,7 +34,10 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
             check_append_only(repo, use_cache),
             *(failed(n, "log unavailable (see check 1)") for n in (5, 6, 7)),
         ]
-    log = parse_log(data)  # read_log has validated it as UTF-8
+    snapshots, snapshots_error = worktree.read_snapshots(repo)
+    # read_log has validated it as UTF-8; one pass, each event kept slim
+    read = read_pass(data, snapshots if snapshots_error is None else None)
+    log = read.log
     if not log.ok:
         return [
             check_envelope(log),
@@ -49,18 +45,11 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
             check_append_only(repo, use_cache),
             *(failed(n, "log does not fully parse; see check 1") for n in (5, 6, 7)),
         ]
-    events = log.events
-    ops = parse_all_ops(events)
-    outcome: FoldOutcome
-    try:
-        outcome = fold(events, ops=ops)
-    except FoldError as exc:
-        outcome = exc
-    snapshots, snapshots_error = worktree.read_snapshots(repo)
+    events, ops, outcome = log.events, read.ops, read.outcome
     packs, problems = worktree.read_packs(repo)
     return [
         check_envelope(log),
-        check_replay(events, data, outcome, snapshots, snapshots_error),
+        check_replay(events, data, outcome, snapshots, snapshots_error, read.prefix_equal),
         check_vocabulary(events, ops, packs, problems),
         check_append_only(repo, use_cache),
         _with_lifecycle(check_causation(events), events),

@@ -23,7 +23,7 @@ from git_gasp.core.event import Event
 from git_gasp.core.fold import Folder
 from git_gasp.core.graph import Graph, GraphError, graphs_equal, parse_graph
 from git_gasp.core.jsonvalue import JsonError, loads
-from git_gasp.core.log import LogReadError, describe_error, gc_paused, stream_events
+from git_gasp.core.log import LogReader, describe_error, gc_paused
 from git_gasp.core.restorereport import FoldInfo
 from git_gasp.core.resume import ResumedRun, resumed_run
 from git_gasp.core.suggest import did_you_mean
@@ -88,16 +88,22 @@ class _Lines:
         self._points = points
         self._hash = hashlib.sha256() if points else None
         self.count = 0
+        self.last = b""  # the last line read (ends with "\n" unless the log does not)
         self.digests: dict[int, str] = {}
 
     def __iter__(self) -> Iterator[bytes]:
+        """Each line without its ``\n`` (and an empty one after a final
+        ``\n``), as ``split(b"\n")`` gives them."""
         for line in self._fh:
             self.count += 1
+            self.last = line
             if self._hash is not None:
                 self._hash.update(line)
                 if self.count in self._points:
                     self.digests[self.count] = self._hash.hexdigest()
-            yield line
+            yield line[:-1] if line.endswith(b"\n") else line
+        if self.last.endswith(b"\n") or not self.count:
+            yield b""
 
 
 class _Seed(NamedTuple):
@@ -195,15 +201,18 @@ def fold_streaming(
     found, notes = records(root)
     state = _Stream(root, found, at, verify_snapshot)
     lines = _Lines(fh, {r.lines for r in found})
-    try:
-        with gc_paused():
-            for event in stream_events(lines):
-                state.passed(lines, lines.count)
-                state.take(event)
-            state.passed(lines, lines.count + 1)
-    except LogReadError as exc:
-        what = describe_error(log_rel, exc.error) if exc.error else f"{log_rel}: {exc.message}"
-        raise GaspError(what, "check it with: git gasp check", FINDINGS) from None
+    reader = LogReader()  # each line as parse_log reads it (orjson's fast path first)
+    with gc_paused():
+        for event in reader.events(lines):
+            if reader.errors:
+                continue  # the fold fails: the first error is reported below
+            state.passed(lines, lines.count)
+            state.take(event)
+        state.passed(lines, lines.count + 1)
+    parsed = reader.parsed((), lines.last)
+    if parsed.errors:
+        what = describe_error(log_rel, parsed.errors[0])
+        raise GaspError(what, "check it with: git gasp check", FINDINGS)
     for record in state.pending:  # beyond the log's end
         notes[record.name] = (
             f"snapshot {record.name}: integrity record missing or out of range (not used)"

@@ -39,11 +39,25 @@ def read_log(repo: str) -> tuple[bytes | None, str | None]:
         return None, f"cannot read {path}: {os_error(exc)}"
     except GaspError as exc:  # not a regular file, or over gasp.maxLogBytes
         return None, f"cannot read {path}: {exc.message}"
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
+    if not _utf8(data):
         return None, f"cannot read {path}: stream did not contain valid UTF-8"
     return data, None
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, decoded a MiB at a time (never a second copy
+    of the whole log as text)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), 1 << 20):
+            decoder.decode(view[start : start + (1 << 20)])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def read_snapshots(repo: str) -> tuple[list[SnapshotFile] | None, str | None]:
