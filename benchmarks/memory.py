@@ -105,10 +105,14 @@ def measure(
         for command in commands:
             for tag, source in [("", None), *([("before ", before)] if before else [])]:
                 dest = os.path.join(base, f"restored-{n}")
+                shutil.rmtree(dest, ignore_errors=True)  # a run cut short left it
                 code, peak = _peak(_argv(command, root, dest), source)
                 shutil.rmtree(dest, ignore_errors=True)
                 codes[tag + command] = code
                 peaks.setdefault(tag + command, []).append(peak)
+                sys.stderr.write(
+                    f"round {n + 1}: {tag}{command} exit {code}, {peak / MiB:.1f} MiB\n"
+                )
     baseline = statistics.median(peaks.pop("baseline"))
     rows = {}
     for key, values in peaks.items():
