@@ -128,6 +128,11 @@ def commit_identity(
             "the same identity commit again (it takes them up, recording nothing twice)",
             FINDINGS,
         ) from None
+    except GaspError as exc:  # git-gasp's own hook refused it (or a lock is in the way)
+        said, run_open, _ = (exc.hint or "").partition("; the run stays open")
+        if run_open:  # the words of a close: an identity commit has no run
+            exc.hint = f"{said}; the decision {decision} is written: then run it again"
+        raise
     if commit is None:  # a git killed after moving HEAD made it
         again = _made_already(root, approved_by, reason)
         if again is None:
