@@ -42,7 +42,12 @@ def _peak(argv: list[str], source: str | None = None) -> tuple[int, int]:
     env = _env()
     if source is not None:
         env["PYTHONPATH"] = source
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    # started outside any source tree: ``-m`` puts the working directory first
+    # on the module path, which would shadow ``source``
+    cwd = tempfile.gettempdir()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)

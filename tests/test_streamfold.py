@@ -87,7 +87,9 @@ def test_checks_pass_keeps_each_event_slim_and_folds_as_the_whole_log(tmp_path: 
     repo, _ = _snapshotted(tmp_path)
     data = (repo / LOG).read_bytes()
     snapshots, _ = read_snapshots(str(repo))
-    read = read_pass(data, snapshots)
+    with (repo / LOG).open("rb") as fh:
+        read = read_pass(fh, snapshots)
+    assert read is not None
     whole = parse_log(data)
     assert [e.id for e in read.log.events] == [e.id for e in whole.events]
     assert read.log.envelope_failures == whole.envelope_failures
