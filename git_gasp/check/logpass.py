@@ -145,14 +145,22 @@ def _ops_of(event: Event) -> ParsedOps:
         return exc
 
 
+_NO_PROPS: dict[str, Json] = {}  # shared by every slim op without a status (never written)
+
+
+def _shared(value: Json) -> Json:
+    """One string object for equal strings (ids, statuses): they repeat."""
+    return sys.intern(value) if type(value) is str else value
+
+
 def _slim(event: Event) -> Event:
     payload = event.payload
     kept: Json = None
     if isinstance(payload, dict):
         if event.kind in PAIRED_KINDS:
-            kept = {k: payload[k] for k in ("id", "status") if k in payload}
+            kept = {k: _shared(payload[k]) for k in ("id", "status") if k in payload}
         elif event.kind in _RUN_KINDS and "run_id" in payload:
-            kept = {"run_id": payload["run_id"]}
+            kept = {"run_id": _shared(payload["run_id"])}
     cause = event.causation_id
     return Event(
         sys.intern(event.id),
@@ -173,10 +181,10 @@ def _slim_ops(parsed: ParsedOps) -> ParsedOps:
     for op in parsed:
         if isinstance(op, CreateNode):
             props = op.props
-            status = (
-                {"status": props["status"]} if isinstance(props, dict) and "status" in props else {}
-            )
-            kept.append(CreateNode(op.id, op.kind, status))
-        elif isinstance(op, CreateRelation):
-            kept.append(CreateRelation(op.from_, op.rel, op.to, {}))
+            status = _NO_PROPS
+            if isinstance(props, dict) and "status" in props:
+                status = {"status": _shared(props["status"])}
+            kept.append(CreateNode(sys.intern(op.id), sys.intern(op.kind), status))
+        elif isinstance(op, CreateRelation):  # its rel (check 3); from_ names it there
+            kept.append(CreateRelation(sys.intern(op.from_), sys.intern(op.rel), "", _NO_PROPS))
     return tuple(kept)
