@@ -110,9 +110,21 @@ def run_close(
 ) -> int:
     """Record run.finished, update projections, make the boundary commit of PATHS too."""
     from git_gasp.agent.runs import close_run
+    from git_gasp.live.linkage import sessions_of_run
 
     agent = open_agent(repo, worker)
+    running = agent.open_run.run_id if agent.open_run is not None else None
+    live: list[str] = []
+    if running is not None and sessions_of_run(agent.root, running):
+        from git_gasp.live.flush import before_run_close
+
+        live = before_run_close(agent.root, running)  # a live session's run: flushed first
+    sessions = (*sessions, *(ref for ref in live if ref not in sessions))
     closed = close_run(agent, outcome, goal, _with_configured(agent.root, sessions), paths)
+    if live:
+        from git_gasp.live.flush import after_run_close
+
+        after_run_close(agent.root, live)
     text = f"closed {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )
@@ -120,7 +132,7 @@ def run_close(
         text += " (closed already, by another process)"
     if closed.note:
         text += f"; {closed.note}"
-    text += _projections_said(closed)
+    text += _projections_said(agent.root, closed, say=not as_json)
     if closed.locks:
         output.diag(f"warning: {closed.locks}")
     emit(as_json, closed._asdict(), text)
@@ -334,16 +346,17 @@ def repair(repo: str | None, as_json: bool) -> int:
     return OK
 
 
-def _projections_said(closed: Closed) -> str:
+def _projections_said(root: str, closed: Closed, say: bool) -> str:
     """What a close wrote besides the log: the projections, a snapshot with
-    its size, and the projections it left alone (one line each)."""
-    from git_gasp.agent.projecting import MEMORY_PATH
+    its size, and, the first time the text is ``say``-ed only, the projection
+    it left alone (``--json`` lists it in ``kept`` every time)."""
+    from git_gasp.agent.projecting import MEMORY_PATH, first_kept_notice
     from git_gasp.core.projections import KEPT_MEMORY
 
     text = "\nwrote " + ", ".join(closed.projections) if closed.projections else ""
     if closed.snapshot:
         text += f"\nwrote {closed.snapshot} ({_size(closed.snapshot_bytes or 0)})"
-    if MEMORY_PATH in closed.kept:
+    if say and MEMORY_PATH in closed.kept and first_kept_notice(root):
         text += f"\n{KEPT_MEMORY}"
     return text
 
