@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple, Self
 
 import git_gasp.agent.validate as validate
-from git_gasp.agent.unpaired import way_out
 from git_gasp.core import payloads as P
 from git_gasp.core.event import OPS_APPLIED, Actor, Event, EventError, encode_event, parse_event
 from git_gasp.core.fold import Folder
@@ -344,7 +343,7 @@ class EventLog:
             known = len(self._events)
             self._sync(log.read_from(self._offset))
             self._refuse_closed_meanwhile(known, events)
-            validate.unpaired_tail(self._last_event(), events, lambda: way_out(self.root))
+            validate.unpaired_tail(self._last_event(), events, self.root)
             validate.batch(events, self._folder, self._ids, self._packs)
             log.write(lines)
         self._folder.apply_all(events)
