@@ -21,6 +21,7 @@ comparing object ids, so a linear history costs one blob read plus hashing.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -55,12 +56,8 @@ def lossy(data: bytes) -> str:
 
 def extends(prev: bytes, new: bytes) -> bool:
     """``new`` keeps ``prev`` as its start (the reference's lossy string prefix)."""
-    if new.startswith(prev):
-        try:
-            prev.decode("utf-8")
-            return True
-        except UnicodeDecodeError:
-            pass
+    if new.startswith(prev) and is_utf8(memoryview(prev)):
+        return True
     return lossy(new).startswith(lossy(prev))
 
 
@@ -142,11 +139,7 @@ class Anchors:
         if blob.oid not in self.usable and not self.lossy_utf8:
             self.usable[blob.oid] = True
         if blob.oid not in self.usable:
-            try:
-                data.decode("utf-8")
-                self.usable[blob.oid] = True
-            except UnicodeDecodeError:
-                self.usable[blob.oid] = False
+            self.usable[blob.oid] = is_utf8(memoryview(data))
         if not self.usable[blob.oid]:
             return None
         self.prefix_of[blob.oid] = blob.oid
@@ -277,9 +270,7 @@ def check_worktree(
     view = memoryview(on_disk)
     exact = size <= len(on_disk) and blob_id(view[:size], size, hash_name) == committed.oid
     exact = exact and (size == len(on_disk) or on_disk[size] & 0xC0 != 0x80)
-    try:
-        str(view[size:] if exact and appended_only else view, "utf-8")
-    except UnicodeDecodeError:
+    if not is_utf8(view[size:] if exact and appended_only else view):
         unreadable = f"{path}: working tree unreadable: stream did not contain valid UTF-8"
         return WorktreeCheck(unreadable, False)
     if exact:
@@ -287,6 +278,19 @@ def check_worktree(
     if lossy(on_disk).startswith(lossy(read_blob(committed.oid))):
         return WorktreeCheck(None, False)
     return WorktreeCheck(f"{path}: working tree edits committed lines", False)
+
+
+def is_utf8(data: memoryview) -> bool:
+    """Whether ``data`` is UTF-8, decoded a MiB at a time (never a second copy
+    of a whole log as text)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), 1 << 20):
+            decoder.decode(data[start : start + (1 << 20)])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def worktree_problem(
