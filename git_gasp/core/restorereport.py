@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from git_gasp.core.agentmanifest import Manifest
-from git_gasp.core.graph import Graph
+from git_gasp.core.graph import Graph, Relation
 from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
 from git_gasp.core.skill import Skill
@@ -137,9 +137,14 @@ def _track_record(graph: Graph) -> dict[str, Any]:
     evals = [n for n in graph.nodes.values() if n.kind == "eval" and not n.tombstoned]
     decided = [_status(e.props) for e in evals if _status(e.props) in ("Passed", "Failed", "Error")]
     passed = sum(1 for s in decided if s == "Passed")
+    wanted = {patch.id for patch in patches}
+    leaving: dict[str, list[Relation]] = {}  # one pass over the relations, not one per patch
+    for relation in graph.relations:
+        if relation.from_ in wanted:
+            leaving.setdefault(relation.from_, []).append(relation)
     items = []
     for patch in sorted(patches, key=lambda n: n.id):
-        out = [r for r in graph.relations if r.from_ == patch.id]
+        out = leaving.get(patch.id, [])
         props = patch.props if isinstance(patch.props, dict) else {}
 
         def status_of(node_id: str) -> object:
