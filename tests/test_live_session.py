@@ -105,6 +105,16 @@ def test_a_scripted_session_recorded_live(
     live_usage = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
     import_usage = _run_json(capsys, "usage", "--repo", str(fresh))["rows"]
     assert live_usage == import_usage and live_usage
+    # the boundary commit and the run say what the import's say: the same
+    # message (Run-Id, Goal, Outcome, Agent-Session) and the same task
+    assert body == git(fresh, "log", "-1", "--format=%B")
+    assert _started(agent) == _started(fresh) and _started(agent)["task"]
+
+
+def _started(repo: Path) -> dict[str, Any]:
+    """The payload of the log's last run.started."""
+    lines = (repo / "state" / "events.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["kind"] == "run.started"][-1]["payload"]
 
 
 def test_the_lazy_close_and_run_close(
