@@ -368,3 +368,21 @@ def test_a_codex_subagents_rollout_joins_its_parents_run_as_an_import_does(
     _run_json(capsys, "import", "codex", str(rollouts), "--repo", str(fresh))
     live_usage = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
     assert live_usage == _run_json(capsys, "usage", "--repo", str(fresh))["rows"]
+
+
+def test_usage_reads_the_agent_repository_it_is_run_in(
+    setup: tuple[Path, Path, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    agent, _, transcript = setup
+    _run_json(capsys, "import", "claude-code", transcript, "--repo", str(agent))
+    expected = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
+    monkeypatch.delenv("GASP_AGENT_REPO", raising=False)
+    monkeypatch.chdir(agent)
+    assert _run_json(capsys, "usage")["rows"] == expected and expected
+    monkeypatch.chdir(agent.parent)  # not an agent repository, none named: one line, a hint
+    capsys.readouterr()
+    assert main(["usage"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no agent repository to read\nhint: pass --repo PATH")
