@@ -386,3 +386,65 @@ def test_usage_reads_the_agent_repository_it_is_run_in(
     assert main(["usage"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: no agent repository to read\nhint: pass --repo PATH")
+
+
+def test_session_start_hands_identity_skills_memory_goals_tasks_and_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from git_gasp.agent import Agent, close_run
+    from tests.conftest import commit_all
+
+    agent_repo = tmp_path / "agent"
+    assert main(["init", str(agent_repo), "--agent-id", "live"]) == 0
+    folder = agent_repo / "skills" / "deploy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: deploy\ndescription: ship a release\n---\nGo.\n")
+    commit_all(agent_repo, "a skill")
+    with Agent.open(str(agent_repo)) as agent:
+        goal = agent.record_goal(None, "Make retry reliable")
+        run = agent.start_run("fix the retry counter", goal)
+        task = agent.record_task(None, "Add a test for the timeout", goal=goal)
+        close_run(agent, "completed")
+    assert main(["fact", "add", "retries use exponential backoff", "-C", str(agent_repo)]) == 0
+    capsys.readouterr()
+    payload = L.claude("SessionStart", L.CC_NEW, SID, None, str(tmp_path))
+    out = json.loads(hook(agent_repo, payload).stdout)["hookSpecificOutput"]
+    context = out["additionalContext"]
+    assert out["hookEventName"] == "SessionStart" and len(context) <= 9000
+    assert "I am live." in context  # identity
+    assert "deploy" in context and "ship a release" in context  # the skill index
+    assert "retries use exponential backoff" in context  # active memory and facts
+    assert goal in context and "Make retry reliable" in context  # open goals
+    assert task in context and "Add a test for the timeout" in context  # open tasks
+    assert run in context and "completed" in context  # the last run and its outcome
+
+
+def test_a_stale_document_is_made_again_without_keeping_the_agent_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from git_gasp.live import rehydrate
+
+    agent_repo = tmp_path / "agent"
+    assert main(["init", str(agent_repo), "--agent-id", "live"]) == 0
+    monkeypatch.chdir(tmp_path)  # the install writes .claude/settings.local.json here
+    assert main(["adapt", "claude-code", "install", "--repo", str(agent_repo)]) == 0  # makes it
+    assert main(["fact", "add", "retries use exponential backoff", "-C", str(agent_repo)]) == 0
+    payload = L.claude("SessionStart", L.CC_NEW, SID, None, str(tmp_path))
+    monkeypatch.setenv("GASP_LIVE_FAULT", "slow-context")  # the new one takes 2 s to make
+    out = hook(agent_repo, payload).stdout
+    kept = rehydrate._kept(str(agent_repo))
+    assert kept and kept["key"] != rehydrate.cache_key(str(agent_repo))  # not awaited
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(rehydrate.STALE) and "exponential backoff" not in context
+    monkeypatch.delenv("GASP_LIVE_FAULT")
+    deadline = time.monotonic() + 120
+    while not (kept := rehydrate._kept(str(agent_repo))) or kept["key"] != rehydrate.cache_key(
+        str(agent_repo)
+    ):
+        assert time.monotonic() < deadline, "the detached refresh never finished"
+        time.sleep(0.1)
+    context = json.loads(hook(agent_repo, payload).stdout)["hookSpecificOutput"]
+    assert "exponential backoff" in context["additionalContext"]
+    assert not context["additionalContext"].startswith(rehydrate.STALE)
+    git(agent_repo, "config", "gasp.live.rehydrate", "false")  # off: at once, never the old one
+    assert hook(agent_repo, payload).stdout == b""
