@@ -14,7 +14,8 @@ g     ``git gasp restore`` and its seeded fold (``restore_rows``), and over a
 h-j   the pre-commit and pre-receive hooks (``hook_rows``);
 k     a hook's imports against the command line's (``import_rows``);
 l     pushes of many refs and a forced push, hooked and not (``push_rows``);
-m, n  the pre-commit hook and all native hooks on one commit (``commit_rows``).
+m, n  the pre-commit hook and all native hooks on one commit (``commit_rows``);
+o     the onboarding push of issue 15's shapes, hooked and not (``push_rows``).
 
 The shared harness (sizes, targets, timing, medians, processes) is
 ``harness``; the cached inputs ``inputs``; the table and its notes
@@ -156,6 +157,11 @@ class Benchmarks:
         self.rows.extend(r)
         self.details["m"] = d
 
+    def step_o(self) -> None:
+        r, d = push_rows.bench_onboarding(self.work, rounds=3 if self.quick else 5)
+        self.rows.extend(r)
+        self.details["o"] = d
+
     def steps(self, only: str) -> list[tuple[str, Callable[[], None]]]:
         """The steps of the rows asked for, in the table's order."""
         every = (
@@ -170,6 +176,7 @@ class Benchmarks:
             ("k", self.step_k),
             ("l", self.step_l),
             ("m", self.step_m),
+            ("o", self.step_o),
         )
         return [(key, fn) for key, fn in every if key in only]
 
@@ -190,7 +197,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--only",
-        default="abcdefghklm",
+        default="abcdefghklmo",
         help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
     )
     return ap.parse_args(argv)

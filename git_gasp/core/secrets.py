@@ -304,6 +304,15 @@ def _preview(match: str) -> str:
     return match[:4] + "…"
 
 
+def may_hold_secrets(text: str) -> bool:
+    """False only when no line of ``text`` can hold a credential: the screen
+    of :func:`find_secrets` (no rule's trigger anywhere in it), run once over
+    many lines. Every line is a part of ``text``, so a trigger absent from
+    it is absent from each."""
+    low = text.lower()
+    return any(trigger in low for trigger, _ in _SCREEN)
+
+
 def find_secrets(line: str) -> list[SecretFinding]:
     """Every credential in ``line``, in column order (see the module doc)."""
     low = line.lower()
