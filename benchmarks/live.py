@@ -9,9 +9,9 @@ payload on stdin) against ``python -c pass``, interleaved in the same run,
 median and p99 of the wall time (target: median <= 2x); and SessionStart with
 its rehydration document, from the cache a flush leaves (target <= 0.5 s),
 with no cache (the first session start), and with a stale cache (the log
-changed outside a flush: remade detached, waited for 0.3 s); and Stop, which also starts a
-detached flush (the agent waits only for the fork). Prints the figures; asserts nothing
-(STYLE 13).
+changed outside a flush: remade detached, waited for until 0.3 s after the
+handler started); and Stop, which also starts a detached flush (the agent
+waits only for the fork). Prints the figures; asserts nothing (STYLE 13).
 """
 
 from __future__ import annotations

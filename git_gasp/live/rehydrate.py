@@ -24,8 +24,9 @@ session start runs no git). Every flush refreshes it
 (:func:`refresh`), and ``adapt install`` makes it, so a session start finds
 it ready. When the repository changed otherwise since (an import, a commit),
 the session start makes it again in a detached process and waits for it
-:data:`WAIT` seconds; past that it hands out the document kept, saying it is
-older, and the next session start finds the new one. Only with no document
+until :data:`WAIT` seconds after the handler started; past that it hands out
+the document kept, saying it is older, and the next session start finds the
+new one. Only with no document
 kept at all (never installed, never flushed) does it wait for the fold.
 """
 
@@ -45,7 +46,7 @@ WORK_TREE = (  # files (and folders: an entry added or removed) the document rea
     "skills",
     ".agent/config.toml",
 )
-WAIT = 0.3  # seconds a session start waits for a document made again
+WAIT = 0.3  # seconds after the handler's start that a session start waits for a new document
 STALE = (
     "(This document was made before the agent repository last changed; "
     "the current one is being made for the next session: git gasp status --context shows it.)\n\n"
@@ -114,11 +115,12 @@ def _kept(repo: str) -> dict[str, object] | None:
     return kept if isinstance(kept, dict) and isinstance(kept.get("text"), str) else None
 
 
-def cached_document(repo: str, wait: float = WAIT) -> str | None:
+def cached_document(repo: str, deadline: float | None = None) -> str | None:
     """The document (None when turned off), from the cache when its key still
     holds, else made (and kept). When only an older document is kept, it is
-    made again in a detached process, waited for ``wait`` seconds, and the
-    older one (marked :data:`STALE`) handed out if it is not ready by then."""
+    made again in a detached process, waited for until ``deadline``
+    (``time.monotonic()``; default :data:`WAIT` from now), and the older one
+    (marked :data:`STALE`) handed out if it is not ready by then."""
     key = cache_key(repo)
     kept = _kept(repo)
     if kept is not None and kept.get("key") == key:
@@ -126,7 +128,7 @@ def cached_document(repo: str, wait: float = WAIT) -> str | None:
     if kept is None or not kept.get("text") or not enabled(repo):
         return refresh(repo, key)
     _refresh_detached(repo, key)
-    deadline = time.monotonic() + wait
+    deadline = time.monotonic() + WAIT if deadline is None else deadline
     while time.monotonic() < deadline:
         time.sleep(0.01)
         fresh = _kept(repo)
@@ -190,12 +192,14 @@ def hook_output(text: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def session_start(repo: str, harness: str, data: bytes) -> str | None:
+def session_start(
+    repo: str, harness: str, data: bytes, deadline: float | None = None
+) -> str | None:
     """Record the session as active, then the output SessionStart prints
-    (None when rehydration is off)."""
+    (None when rehydration is off); ``deadline``: see :func:`cached_document`."""
     payload = json.loads(data)
     session = payload.get("session_id") if isinstance(payload, dict) else None
     if isinstance(session, str) and session:
         linkage.update_active(spool.live_dir(repo), repo, harness, session, [payload])
-    text = cached_document(repo)
+    text = cached_document(repo, deadline)
     return None if text is None else hook_output(text)
