@@ -254,6 +254,33 @@ def _close_profile_lines(runs: int, prof: dict[str, Any]) -> list[str]:
     return out
 
 
+def _note_real(r: dict[str, Any]) -> list[str]:
+    return ["real-shaped " + _note_repo(r)[0] + " (rows l, o, p)"]
+
+
+def _note_o(o: dict[str, Any]) -> list[str]:
+    return [
+        f"o: check --no-cache and the floor alternating, 1 warm-up each; check {o['check']} s, "
+        f"floor {o['floor']} s ({o['floor_versions']} versions, "
+        f"{o['floor_bytes'] / 1e9:.2f} GB read); load {[round(x, 1) for x in o['loadavg']]}",
+        f"o': warm check after each of {len(o['warm'])} appended run commits: {o['warm']} s",
+    ]
+
+
+def _note_p(p: dict[str, Any]) -> list[str]:
+    return [
+        f"p: whole-history pushes after a warm-up round, hooked {p['hooked']} s, "
+        f"plain {p['plain']} s"
+    ]
+
+
+def _note_l(d: dict[str, Any]) -> list[str]:
+    return [
+        f"l: rounds [hooked, plain] s: {d['refs']['all']}",
+        f"l': rounds [hooked, plain] s: {d['forced']['all']}",
+    ]
+
+
 # the notes of each row measured (a key of the details), in the order printed
 _NOTES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (
     ("a", _note_a),
@@ -266,4 +293,8 @@ _NOTES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (
     ("e", report_record),
     ("f", report_close),
     ("k", note_k),
+    ("real_repo", _note_real),
+    ("l", _note_l),
+    ("o", _note_o),
+    ("p", _note_p),
 )
