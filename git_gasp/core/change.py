@@ -22,7 +22,7 @@ from git_gasp.core.appendedevents import check_events
 from git_gasp.core.finding import Finding
 from git_gasp.core.jsonvalue import JsonError, loads
 from git_gasp.core.pack import Pack
-from git_gasp.core.secrets import SecretFinding, find_secrets
+from git_gasp.core.secrets import SecretFinding, find_secrets, lines_to_scan
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 APPEND_HINT = "append-only: add new lines at the end instead (a correction is a new event)"
@@ -198,6 +198,9 @@ def check_lines(
     out: list[Finding] = []
     lines = chunk.split(b"\n")
     last = len(lines) - 1
+    # one screen of the whole chunk: a line with no trigger and no JSON
+    # escape holds no credential (line_secrets would find none)
+    scan = lines_to_scan(chunk.decode("utf-8", "replace"))
     for i, raw in enumerate(lines):
         if i == last and not raw:
             break
@@ -227,7 +230,7 @@ def check_lines(
                 )
             )
             continue
-        for where_, secret in line_secrets(text):
+        for where_, secret in line_secrets(text) if i in scan or "\\" in text else ():
             out.append(
                 Finding(
                     path,
