@@ -35,6 +35,20 @@ ALLOWED: dict[str, set[str]] = {
     "agent": {"core", "git", "store", "sessions", "hooks", "check", "restore"} | BASE,
     "adapters": {"core", "git", "store", "sessions", "agent", "restore"} | BASE,
     "view": {"core", "git", "store", "check", "restore"} | BASE,
+    # the live adapters: Claude Code and Codex hook handlers, their spool,
+    # installing their hook entries, rehydration and handoff
+    "live": {
+        "core",
+        "git",
+        "store",
+        "sessions",
+        "agent",
+        "adapters",
+        "restore",
+        "view",
+        "check",
+    }
+    | BASE,
     "cli": {
         "core",
         "git",
@@ -46,11 +60,12 @@ ALLOWED: dict[str, set[str]] = {
         "agent",
         "adapters",
         "view",
+        "live",
         "__init__",
     }
     | BASE,
     # the entry points, and the compatibility modules the README once showed
-    "entry": {"cli", "hooks"},
+    "entry": {"cli", "hooks", "live"},
     "__main__": {"entry"},
     "__init__": set(),
     "init": {"agent"},

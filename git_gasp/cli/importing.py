@@ -117,8 +117,9 @@ def _line(result: dict[str, Any]) -> str:
     )
 
 
-def agent_repo(repo: str | None) -> str:
-    """``--repo``, else ``$GASP_AGENT_REPO``, else ``git config gasp.agentRepo``."""
+def agent_repo(repo: str | None, purpose: str = "to import into") -> str:
+    """``--repo``, else ``$GASP_AGENT_REPO``, else ``git config gasp.agentRepo``;
+    ``purpose`` says what it is for when there is none."""
     chosen = repo or os.environ.get("GASP_AGENT_REPO")
     if not chosen:
         try:
@@ -127,7 +128,7 @@ def agent_repo(repo: str | None) -> str:
             chosen = None
     if not chosen:
         raise GaspError(
-            "no agent repository to import into",
+            f"no agent repository {purpose}",
             "pass --repo PATH, set GASP_AGENT_REPO or `git config gasp.agentRepo PATH` "
             "(create one with: git gasp init PATH)",
             USAGE,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import click
 
 from git_gasp import __version__
+from git_gasp.cli import adapt as cli_adapt
 from git_gasp.cli import agent as cli_agent
 from git_gasp.cli import check as cli_check
 from git_gasp.cli import completion as cli_completion
@@ -67,6 +68,7 @@ for _commands in (
     cli_completion,
     cli_report,
     cli_importing,
+    cli_adapt,
 ):
     _commands.register(cli)
 
