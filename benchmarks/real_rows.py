@@ -29,7 +29,7 @@ from typing import Any
 
 import generate as gen
 from check_rows import CHECK4_PATHS
-from harness import Row, check_cmd, fmt_s, git_env, log, verdict, verify_conformant
+from harness import Row, check_cmd, close_env, fmt_s, log, verdict, verify_conformant
 
 TARGET_O = 1.3  # x the floor
 TARGET_O_WARM = 0.3  # seconds
@@ -87,9 +87,11 @@ def floor(repo: Path) -> tuple[float, int, int]:
     return time.perf_counter() - t0, len(oids), total
 
 
-def _time_check(repo: Path, *flags: str) -> float:
+def _time_check(env: dict[str, str], repo: Path, *flags: str) -> float:
+    """One ``git gasp check`` with bytecode cached (:func:`harness.close_env`),
+    as an installed package runs."""
     t0 = time.perf_counter()
-    proc = subprocess.run(check_cmd(repo, *flags), capture_output=True, env=git_env())
+    proc = subprocess.run(check_cmd(repo, *flags), capture_output=True, env=env)
     took = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"git gasp check failed:\n{proc.stdout.decode(errors='replace')}")
@@ -98,19 +100,20 @@ def _time_check(repo: Path, *flags: str) -> float:
 
 def bench_check(real: Path, work: Path, rounds: int, seed: int) -> tuple[list[Row], dict[str, Any]]:
     """Rows o and o': the cold check and the floor alternating, one warm-up of each."""
+    env = close_env(work)
     verify_conformant(real)
     floor(real)
-    _time_check(real, "--no-cache")
+    _time_check(env, real, "--no-cache")
     ours, floors = [], []
     loads = []
     for _ in range(rounds):
-        ours.append(_time_check(real, "--no-cache"))
+        ours.append(_time_check(env, real, "--no-cache"))
         took, versions, size = floor(real)
         floors.append(took)
         loads.append(os.getloadavg()[0])
     o, f = statistics.median(ours), statistics.median(floors)
     log(f"check --no-cache {fmt_s(o)}, floor {fmt_s(f)}; warm check ...")
-    warm = _warm(real, work, rounds, seed)
+    warm = _warm(env, real, work, rounds, seed)
     w = statistics.median(warm)
     rows = [
         Row(
@@ -143,16 +146,16 @@ def bench_check(real: Path, work: Path, rounds: int, seed: int) -> tuple[list[Ro
     return rows, detail
 
 
-def _warm(real: Path, work: Path, rounds: int, seed: int) -> list[float]:
+def _warm(env: dict[str, str], real: Path, work: Path, rounds: int, seed: int) -> list[float]:
     clone = work / f"real-warm-{os.getpid()}"
     shutil.rmtree(clone, ignore_errors=True)
     subprocess.run(["git", "clone", "-q", str(real), str(clone)], check=True)
     try:
-        _time_check(clone)  # fills the cache
+        _time_check(env, clone)  # fills the cache
         times = []
         for _ in range(rounds):
             gen.append_run(clone, seed=seed)
-            times.append(_time_check(clone))
+            times.append(_time_check(env, clone))
         verify_conformant(clone)
     finally:
         shutil.rmtree(clone, ignore_errors=True)
@@ -172,8 +175,6 @@ def _empty_server(work: Path, name: str, hooked: bool, env: dict[str, str]) -> P
 
 def bench_push(real: Path, work: Path, rounds: int) -> tuple[Row, dict[str, Any]]:
     """Row p: the whole history to an empty server, hooked and not, alternating."""
-    from harness import close_env
-
     env = close_env(work)
     hooked, plain = [], []
     for n in range(rounds + 1):  # the first round warms both (bytecode, page cache)
