@@ -18,6 +18,7 @@ p   ``git push`` of the whole history to an empty server with the hook,
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -87,15 +88,38 @@ def floor(repo: Path) -> tuple[float, int, int]:
     return time.perf_counter() - t0, len(oids), total
 
 
-def _time_check(env: dict[str, str], repo: Path, *flags: str) -> float:
-    """One ``git gasp check`` with bytecode cached (:func:`harness.close_env`),
-    as an installed package runs."""
-    t0 = time.perf_counter()
-    proc = subprocess.run(check_cmd(repo, *flags), capture_output=True, env=env)
+def _cpu() -> float:
+    """CPU seconds (user + system) of every child process waited for so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _run(cmd: list[str], cwd: Path | None, env: dict[str, str] | None) -> tuple[float, float]:
+    """Run ``cmd`` (it must succeed): its wall and CPU seconds (its whole
+    process tree: the CPU figure moves less than the wall with other load)."""
+    cpu, t0 = _cpu(), time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
     took = time.perf_counter() - t0
     if proc.returncode != 0:
-        raise RuntimeError(f"git gasp check failed:\n{proc.stdout.decode(errors='replace')}")
+        out = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out}")
+    return took, _cpu() - cpu
+
+
+def _time_check(
+    env: dict[str, str], repo: Path, *flags: str, cpu: list[float] | None = None
+) -> float:
+    """One ``git gasp check`` with bytecode cached (:func:`harness.close_env`),
+    as an installed package runs."""
+    took, used = _run(check_cmd(repo, *flags), None, env)
+    if cpu is not None:
+        cpu.append(used)
     return took
+
+
+def _self_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
 
 
 def bench_check(real: Path, work: Path, rounds: int, seed: int) -> tuple[list[Row], dict[str, Any]]:
@@ -105,15 +129,20 @@ def bench_check(real: Path, work: Path, rounds: int, seed: int) -> tuple[list[Ro
     floor(real)
     _time_check(env, real, "--no-cache")
     ours, floors = [], []
-    loads = []
+    loads: list[float] = []
+    cpu: list[float] = []
+    floor_cpu: list[float] = []
     for _ in range(rounds):
-        ours.append(_time_check(env, real, "--no-cache"))
+        ours.append(_time_check(env, real, "--no-cache", cpu=cpu))
+        before = _cpu() + _self_cpu()
         took, versions, size = floor(real)
+        floor_cpu.append(_cpu() + _self_cpu() - before)
         floors.append(took)
         loads.append(os.getloadavg()[0])
     o, f = statistics.median(ours), statistics.median(floors)
     log(f"check --no-cache {fmt_s(o)}, floor {fmt_s(f)}; warm check ...")
-    warm = _warm(env, real, work, rounds, seed)
+    warm_cpu: list[float] = []
+    warm = _warm(env, real, work, rounds, seed, warm_cpu)
     w = statistics.median(warm)
     rows = [
         Row(
@@ -138,15 +167,20 @@ def bench_check(real: Path, work: Path, rounds: int, seed: int) -> tuple[list[Ro
     detail = {
         "check": [round(t, 3) for t in ours],
         "floor": [round(t, 3) for t in floors],
+        "check_cpu": [round(t, 3) for t in cpu],
+        "floor_cpu": [round(t, 3) for t in floor_cpu],
         "floor_versions": versions,
         "floor_bytes": size,
         "warm": [round(t, 3) for t in warm],
+        "warm_cpu": [round(t, 3) for t in warm_cpu],
         "loadavg": loads,
     }
     return rows, detail
 
 
-def _warm(env: dict[str, str], real: Path, work: Path, rounds: int, seed: int) -> list[float]:
+def _warm(
+    env: dict[str, str], real: Path, work: Path, rounds: int, seed: int, cpu: list[float]
+) -> list[float]:
     clone = work / f"real-warm-{os.getpid()}"
     shutil.rmtree(clone, ignore_errors=True)
     subprocess.run(["git", "clone", "-q", str(real), str(clone)], check=True)
@@ -155,7 +189,7 @@ def _warm(env: dict[str, str], real: Path, work: Path, rounds: int, seed: int) -
         times = []
         for _ in range(rounds):
             gen.append_run(clone, seed=seed)
-            times.append(_time_check(env, clone))
+            times.append(_time_check(env, clone, cpu=cpu))
         verify_conformant(clone)
     finally:
         shutil.rmtree(clone, ignore_errors=True)
@@ -177,17 +211,15 @@ def bench_push(real: Path, work: Path, rounds: int) -> tuple[Row, dict[str, Any]
     """Row p: the whole history to an empty server, hooked and not, alternating."""
     env = close_env(work)
     hooked, plain = [], []
+    cpu: dict[bool, list[float]] = {True: [], False: []}
     for n in range(rounds + 1):  # the first round warms both (bytecode, page cache)
         for is_hooked, times in ((True, hooked), (False, plain)):
             server = _empty_server(work, f"real-push-{'h' if is_hooked else 'p'}", is_hooked, env)
             cmd = ["git", "push", "-q", str(server), "HEAD:refs/heads/main"]
-            t0 = time.perf_counter()
-            proc = subprocess.run(cmd, cwd=real, env=env, capture_output=True)
-            took = time.perf_counter() - t0
-            if proc.returncode != 0:
-                raise RuntimeError(f"push failed:\n{proc.stderr.decode(errors='replace')}")
+            took, used = _run(cmd, real, env)
             if n:
                 times.append(took)
+                cpu[is_hooked].append(used)
     for name in ("real-push-h", "real-push-p"):
         shutil.rmtree(work / name, ignore_errors=True)
     h, p = statistics.median(hooked), statistics.median(plain)
@@ -200,5 +232,11 @@ def bench_push(real: Path, work: Path, rounds: int) -> tuple[Row, dict[str, Any]
         f"{h / p:.2f}x",
         verdict(h / p <= TARGET_P),
     )
-    detail = {"hooked": [round(t, 3) for t in hooked], "plain": [round(t, 3) for t in plain]}
+    detail = {
+        "hooked": [round(t, 3) for t in hooked],
+        "plain": [round(t, 3) for t in plain],
+        "hooked_cpu": [round(t, 3) for t in cpu[True]],
+        "plain_cpu": [round(t, 3) for t in cpu[False]],
+        "loadavg": os.getloadavg()[0],
+    }
     return row, detail

@@ -264,20 +264,23 @@ def _note_o(o: dict[str, Any]) -> list[str]:
         f"floor {o['floor']} s ({o['floor_versions']} versions, "
         f"{o['floor_bytes'] / 1e9:.2f} GB read); load {[round(x, 1) for x in o['loadavg']]}",
         f"o': warm check after each of {len(o['warm'])} appended run commits: {o['warm']} s",
+        f"o, o': CPU seconds (user+system, whole process trees): check {o['check_cpu']}, "
+        f"floor {o['floor_cpu']}, warm {o['warm_cpu']}",
     ]
 
 
 def _note_p(p: dict[str, Any]) -> list[str]:
     return [
         f"p: whole-history pushes after a warm-up round, hooked {p['hooked']} s, "
-        f"plain {p['plain']} s"
+        f"plain {p['plain']} s; CPU seconds (every process of the push) hooked "
+        f"{p['hooked_cpu']}, plain {p['plain_cpu']}; load at the end {p['loadavg']:.1f}"
     ]
 
 
 def _note_l(d: dict[str, Any]) -> list[str]:
     return [
-        f"l: rounds [hooked, plain] s: {d['refs']['all']}",
-        f"l': rounds [hooked, plain] s: {d['forced']['all']}",
+        f"l: rounds [hooked, plain] s: {d['refs']['all']}; CPU s: {d['refs']['cpu']}",
+        f"l': rounds [hooked, plain] s: {d['forced']['all']}; CPU s: {d['forced']['cpu']}",
     ]
 
 
