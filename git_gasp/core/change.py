@@ -230,16 +230,8 @@ def check_lines(
                 )
             )
             continue
-        for where_, secret in line_secrets(text) if i in scan or "\\" in text else ():
-            out.append(
-                Finding(
-                    path,
-                    n,
-                    "secret",
-                    f"{where_}: looks like {secret.label} ({secret.preview}) [{secret.rule}]",
-                    SECRET_HINT,
-                )
-            )
+        if i in scan or "\\" in text:
+            out += _secret_findings(path, n, text)
         if i == last and jsonl and not _whole_object(text):
             # a whole last object without its newline is no interrupted write (a
             # log may end so, REFERENCE §10.4); the next append terminates it
@@ -253,6 +245,20 @@ def check_lines(
                 )
             )
     return out
+
+
+def _secret_findings(path: str, n: int, text: str) -> list[Finding]:
+    """The credentials in line ``n`` of ``path``, each a finding."""
+    return [
+        Finding(
+            path,
+            n,
+            "secret",
+            f"{where_}: looks like {secret.label} ({secret.preview}) [{secret.rule}]",
+            SECRET_HINT,
+        )
+        for where_, secret in line_secrets(text)
+    ]
 
 
 def _whole_object(text: str) -> bool:
