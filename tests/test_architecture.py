@@ -47,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
         "restore",
         "view",
         "check",
+        "__init__",
     }
     | BASE,
     "cli": {

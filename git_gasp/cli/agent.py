@@ -110,9 +110,21 @@ def run_close(
 ) -> int:
     """Record run.finished, update projections, make the boundary commit of PATHS too."""
     from git_gasp.agent.runs import close_run
+    from git_gasp.live.linkage import sessions_of_run
 
     agent = open_agent(repo, worker)
+    running = agent.open_run.run_id if agent.open_run is not None else None
+    live: list[str] = []
+    if running is not None and sessions_of_run(agent.root, running):
+        from git_gasp.live.flush import before_run_close
+
+        live = before_run_close(agent.root, running)  # a live session's run: flushed first
+    sessions = (*sessions, *(ref for ref in live if ref not in sessions))
     closed = close_run(agent, outcome, goal, _with_configured(agent.root, sessions), paths)
+    if live:
+        from git_gasp.live.flush import after_run_close
+
+        after_run_close(agent.root, live)
     text = f"closed {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )

@@ -9,6 +9,7 @@ import click
 
 from git_gasp import __version__
 from git_gasp.cli import adapt as cli_adapt
+from git_gasp.cli import adaptlive as cli_adaptlive
 from git_gasp.cli import agent as cli_agent
 from git_gasp.cli import check as cli_check
 from git_gasp.cli import completion as cli_completion
@@ -69,6 +70,7 @@ for _commands in (
     cli_report,
     cli_importing,
     cli_adapt,
+    cli_adaptlive,  # after the adapt group, which it adds its commands to
 ):
     _commands.register(cli)
 

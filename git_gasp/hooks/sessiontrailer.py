@@ -1,7 +1,9 @@
 """The ``prepare-commit-msg`` hook: link the commit to the agent session making it.
 
 When the environment variable ``AGENT_SESSION`` is set (and not empty), or else
-``git config gasp.session`` is, the hook adds one ``Agent-Session: <ref>``
+``git config gasp.session`` is, or else a live adapter recorded a session as
+active in this work tree (:mod:`git_gasp.sessions.active`: a Claude Code or
+Codex session with the live hooks installed), the hook adds one ``Agent-Session: <ref>``
 trailer to the final trailer block of the message, as
 ``git interpret-trailers --if-exists addIfDifferent`` would: never a second copy
 of a line already there (an amend keeps one), everything else byte for byte.
@@ -79,6 +81,16 @@ def configured_session(repo: str, env: Mapping[str, str]) -> tuple[str, str] | N
     return (configured, f"git config {CONFIG_KEY}") if configured else None
 
 
+def active_session(message_file: str, env: Mapping[str, str]) -> tuple[str, str] | None:
+    """``(ref, where it came from)``: the live session active in the work tree
+    whose git directory holds the message file (a live adapter recorded it)."""
+    from git_gasp.sessions.active import session_for
+
+    git_dir = os.path.dirname(os.path.abspath(message_file))
+    ref = session_for(git_dir, env)
+    return (ref, "the active live session") if ref is not None else None
+
+
 def replaying(message_file: str) -> bool:
     """Whether git is replaying commits: the message file lives in the git
     directory (``COMMIT_EDITMSG``), which then holds a rebase or cherry-pick state."""
@@ -93,7 +105,7 @@ def prepare_commit_msg(
     passes FILE and ``PRE_COMMIT_COMMIT_MSG_SOURCE``); see the module docstring."""
     from git_gasp import output
 
-    found = configured_session(repo, env)
+    found = configured_session(repo, env) or active_session(message_file, env)
     if found is None:
         return
     ref, origin = found

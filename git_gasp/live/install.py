@@ -172,6 +172,7 @@ def install(
     value, done = merged(settings, harness, wanted, command, version.parsed)
     if value != settings.value or not settings.exists:
         write_settings(settings, value)
+    _prime(repo)
     return {
         "format": "git-gasp.adapt-install/1",
         "harness": harness,
@@ -182,6 +183,17 @@ def install(
         "events": done,
         "notes": notes(harness, scope, path, env),
     }
+
+
+def _prime(repo: str) -> None:
+    """Make the rehydration document now: the first SessionStart finds it
+    cached instead of folding the log (every flush refreshes it after)."""
+    from git_gasp.live import rehydrate
+
+    try:
+        rehydrate.refresh(repo)
+    except (GaspError, OSError):
+        pass  # the first SessionStart makes it, and logs why if it cannot
 
 
 def uninstall(harness: str, scope: str, cwd: str, env: Mapping[str, str]) -> dict[str, Any]:
