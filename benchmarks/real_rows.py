@@ -147,7 +147,7 @@ def bench_check(real: Path, work: Path, rounds: int, seed: int) -> tuple[list[Ro
     rows = [
         Row(
             "o",
-            "git gasp check --no-cache, real-shaped history (639 commits)",
+            "git gasp check --no-cache, real-shaped history",
             f"<= {TARGET_O:.1f}x floor",
             fmt_s(o),
             f"{fmt_s(f)} (floor)",
@@ -225,7 +225,7 @@ def bench_push(real: Path, work: Path, rounds: int) -> tuple[Row, dict[str, Any]
     h, p = statistics.median(hooked), statistics.median(plain)
     row = Row(
         "p",
-        "push of the real-shaped history (639 commits) to an empty hooked server",
+        "push of the whole real-shaped history to an empty hooked server",
         f"<= {TARGET_P:.1f}x plain",
         fmt_s(h),
         f"{fmt_s(p)} (push, no hook)",
