@@ -9,9 +9,14 @@ l'  a 100-commit force push: the history's last 100 commits rebuilt with the
     same trees (so every append-only file keeps its lines) and the same messages,
     pushed with ``--force`` over the old ones (new ids from a later committer
     date): what the hook adds, target <= 1 s.
+o   the onboarding push (issue 15): the history of ``onboarding.py`` (a seed
+    with 233 older-format fact lines and 15 skills, a commit changing 8, one
+    changing two) pushed whole with ``-o gasp.onboard`` to an empty server,
+    hooked (accepted, 236 warnings summed up per rule) and not: what the hook
+    adds, target <= 1 s (the aim: at most twice the plain push).
 
-The servers hold the history before the timed push (pushed without the hook,
-which is installed afterwards).
+For l and l', the servers hold the history before the timed push (pushed
+without the hook, which is installed afterwards); for o they are empty.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import generate as gen
+import onboarding
 from harness import Row, clone_repo, close_env, fmt_s, verdict
 
 REFS = 50
@@ -147,3 +153,63 @@ def bench_pushes(large: Path, work: Path, rounds: int) -> tuple[list[Row], dict[
             )
         )
     return rows, {"refs": refs, "forced": forced}
+
+
+def _empty_server(path: Path, hooked: bool, env: dict[str, str]) -> Path:
+    """An empty bare server taking push options; with the server hook or not."""
+    shutil.rmtree(path, ignore_errors=True)
+    gen._git(path.parent, "init", "-q", "--bare", str(path))
+    gen._git(path, "config", "receive.advertisePushOptions", "true")
+    if hooked:
+        cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--server"]
+        cmd += ["--python", sys.executable, "-C", str(path)]
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return path
+
+
+def bench_onboarding(work: Path, rounds: int) -> tuple[list[Row], dict[str, Any]]:
+    """Row o: the onboarding push, hooked and not, alternating after a
+    warm-up round; the hooked push's output (what the pusher sees) kept in
+    the details."""
+    env = close_env(work)
+    agent = work / "onboarding-agent"
+    shutil.rmtree(agent, ignore_errors=True)
+    onboarding.build(agent)
+    push = ["git", "push", "-q", "-o", "gasp.onboard"]
+    hooked, plain, shown = [], [], ""
+    for n in range(rounds + 1):  # round 0 is a warm-up (bytecode compiled), not timed
+        for is_hooked, times in ((True, hooked if n else []), (False, plain if n else [])):
+            server = _empty_server(work / f"onboard-{int(is_hooked)}.git", is_hooked, env)
+            t0 = time.perf_counter()
+            proc = subprocess.run(
+                [*push, str(server), "HEAD:refs/heads/main"],
+                cwd=agent,
+                env=env,
+                capture_output=True,
+            )
+            times.append(time.perf_counter() - t0)
+            if proc.returncode != 0:
+                raise RuntimeError(
+                    f"onboarding push failed:\n{proc.stderr.decode(errors='replace')}"
+                )
+            shown = proc.stderr.decode(errors="replace") if is_hooked else shown
+    for name in ("onboard-0.git", "onboard-1.git", "onboarding-agent"):
+        shutil.rmtree(work / name, ignore_errors=True)
+    added = statistics.median([a - b for a, b in zip(hooked, plain, strict=True)])
+    d = {
+        "hooked": statistics.median(hooked),
+        "plain": statistics.median(plain),
+        "added": added,
+        "all": [[round(a, 3), round(b, 3)] for a, b in zip(hooked, plain, strict=True)],
+        "output": shown,
+    }
+    row = Row(
+        "o",
+        "pre-receive: time added to the onboarding push of issue 15's shapes (4 commits)",
+        f"<= {fmt_s(TARGET)}",
+        fmt_s(added),
+        f"{fmt_s(d['plain'])} (push, no hook)",
+        f"{d['hooked'] / d['plain']:.2f}x",
+        verdict(added <= TARGET),
+    )
+    return [row], d

@@ -16,7 +16,8 @@ k     a hook's imports against the command line's (``import_rows``);
 l     pushes of many refs and a forced push, hooked and not, on the real-shaped
       history (``push_rows``);
 m, n  the pre-commit hook and all native hooks on one commit (``commit_rows``);
-o, p  check and a whole push on the real-shaped history (``real_rows``).
+o     the onboarding push of issue 15's shapes, hooked and not (``push_rows``);
+p, q  check and a whole push on the real-shaped history (``real_rows``).
 
 The shared harness (sizes, targets, timing, medians, processes) is
 ``harness``; the cached inputs ``inputs``; the table and its notes
@@ -80,7 +81,7 @@ class Benchmarks:
         return self._repo
 
     def real_repo(self) -> Path:
-        """The history shaped like the real one (rows l, o, p): 639 commits, a
+        """The history shaped like the real one (rows l, p, q): 639 commits, a
         second facts file AGENT.md's Locations names, all appended every commit."""
         if self._real is None:
             sizes = self.sizes
@@ -173,14 +174,19 @@ class Benchmarks:
         self.details["m"] = d
 
     def step_o(self) -> None:
-        r, d = real_rows.bench_check(self.real_repo(), self.work, rounds=5, seed=self.seed)
+        r, d = push_rows.bench_onboarding(self.work, rounds=3 if self.quick else 5)
         self.rows.extend(r)
         self.details["o"] = d
 
     def step_p(self) -> None:
+        r, d = real_rows.bench_check(self.real_repo(), self.work, rounds=5, seed=self.seed)
+        self.rows.extend(r)
+        self.details["p"] = d
+
+    def step_q(self) -> None:
         row, d = real_rows.bench_push(self.real_repo(), self.work, rounds=3)
         self.rows.append(row)
-        self.details["p"] = d
+        self.details["q"] = d
 
     def steps(self, only: str) -> list[tuple[str, Callable[[], None]]]:
         """The steps of the rows asked for, in the table's order."""
@@ -198,6 +204,7 @@ class Benchmarks:
             ("m", self.step_m),
             ("o", self.step_o),
             ("p", self.step_p),
+            ("q", self.step_q),
         )
         return [(key, fn) for key, fn in every if key in only]
 
@@ -218,7 +225,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--only",
-        default="abcdefghklmop",
+        default="abcdefghklmopq",
         help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
     )
     return ap.parse_args(argv)

@@ -84,6 +84,26 @@ def install_hooks(capsys: pytest.CaptureFixture[str], repo: Path) -> None:
     assert code == 0, err
 
 
+def make_agent(repo: Path) -> None:
+    """Turn the plain ``repo`` into an agent repository (its files committed)."""
+    from git_gasp.agent import init_repo
+
+    init_repo(str(repo), "notes")
+    commit_all(repo, "agent")
+
+
+def real_run(repo: Path, run_id: str, *paths: str) -> str:
+    """A real run ``run_id`` of the agent ``repo``, closed ``promoted`` with
+    ``paths``: its boundary commit (``Run-Id``, ``Goal: -``, ``Outcome``)."""
+    from git_gasp.agent import Agent, close_run
+
+    with Agent.open(str(repo), worker="w") as agent:
+        agent.start_run("a real run", run_id=run_id)
+        closed = close_run(agent, "promoted", paths=paths)
+    assert closed.commit is not None
+    return closed.commit
+
+
 # -- pure parts -----------------------------------------------------------------------
 
 
@@ -540,12 +560,11 @@ def test_cherry_pick_and_squash_merge_are_reattached(
 def test_run_trailers_reattach_a_squash_and_a_plain_cherry_pick(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    make_agent(repo)
     install_hooks(capsys, repo)
     git(repo, "checkout", "-q", "-b", "feature")
     (repo / "a").write_text("a\n")
-    run_commit = commit_all(
-        repo, "run run_7: promoted\n\nRun-Id: run_7\nGoal: -\nOutcome: promoted"
-    )
+    run_commit = real_run(repo, "run_7", "a")  # run run_7: promoted, Run-Id: run_7
     sessionnotes.add_records(str(repo), run_commit, [NoteRecord("claude:s7", "run", run="run_7")])
     (repo / "b").write_text("b\n")
     commit_all(repo, "more work\n\nAgent-Session: codex:s8")
@@ -1167,9 +1186,10 @@ def test_a_note_on_something_other_than_a_commit_is_refused(
 def test_post_commit_links_only_what_git_squashed_or_the_trailers_name(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    make_agent(repo)
     install_hooks(capsys, repo)
-    old = rev(repo)
-    add(repo, old, "claude:s1", "--run", "run_X")
+    old = real_run(repo, "run_X")
+    sessionnotes.add_records(str(repo), old, [NoteRecord("claude:s1", "run", run="run_X")])
     (repo / "two").write_text("2\n")
     # a hand-typed "squash" naming a commit already in the history
     commit_all(

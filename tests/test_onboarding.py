@@ -192,3 +192,27 @@ def test_groups_keep_order_count_and_span() -> None:
     assert [(g.rule, len(g.items)) for g in groups] == [("facts", 3), ("skill", 1)]
     assert groups[0].where() == "memory/facts.jsonl:1–7"
     assert groups[0].summary() == "3× [facts] aaaaaaa memory/facts.jsonl:1–7 m (hint: h)"
+
+
+def test_a_refused_first_push_from_a_hooked_clone_says_how_to_onboard(
+    agent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The client's pre-push judges the history as new changes; to a remote
+    it knows nothing of, its refusal ends with how to onboard."""
+    server = bare_server(tmp_path, capsys)
+    code, _, err = run_cli(capsys, "hooks", "install", "--python", sys.executable, "-C", str(agent))
+    assert code == 0, err
+    git(agent, "remote", "add", "origin", str(server))
+    result = push(agent, "origin", "HEAD:refs/heads/main")
+    assert result.returncode == 1
+    assert "push refused: 236 violations in 3 commits" in result.stderr
+    hint = "git push --no-verify -o gasp.onboard origin <branch> (git-gasp-hooks(1), ONBOARDING"
+    assert hint in result.stderr
+    result = push(agent, "origin", "--no-verify", *ONBOARD)
+    assert result.returncode == 0, result.stderr
+    with open(agent / "memory/facts.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(onboarding.legacy_line(900) + "\n")
+    git(agent, "commit", "-q", "--no-verify", "-am", "memory: an old-format line")
+    result = push(agent, "origin", "HEAD:refs/heads/main")
+    assert result.returncode == 1 and "push refused: 1 violation" in result.stderr
+    assert "gasp.onboard" not in result.stderr  # the remote holds history now

@@ -43,15 +43,28 @@ def test_an_active_memory_written_by_someone_else_survives_ten_closes(
     for n in range(10):
         out = _run(repo, capsys, n)
         assert memory.read_text() == CURATED
-        assert "memory/active_memory.md is not git-gasp's (no generated header)" in out
-        assert "git config gasp.activeMemory generate" in out
+        # the first close says so, in one line, and how to opt in; later closes do not
+        said = [line for line in out.splitlines() if "is not git-gasp's" in line]
+        assert len(said) == (1 if n == 0 else 0), out
+        if n == 0:
+            assert "memory/active_memory.md is not git-gasp's (no generated header)" in out
+            assert "git config gasp.activeMemory generate" in said[0]
         assert "wrote journal/JOURNAL.md\n" in out
+    assert (repo / ".git" / "gasp" / "said-kept-memory").is_file()  # remembered in the git dir
     touched = git(repo, "log", "--format=%s", "--", "memory/active_memory.md").splitlines()
     assert touched[0] == "the agent's own memory"  # no close since committed it
     assert git(repo, "status", "--porcelain", "--", "memory") == ""
     code, out, _ = run_cli(capsys, "status", "--json", "-C", str(repo))
     assert code == 0
     assert any("is not git-gasp's" in w for w in json.loads(out)["warnings"])
+    # a restore of it says so too
+    code, out, err = run_cli(capsys, "restore", str(repo), str(repo.parent / "r"), "--json")
+    assert code == 0, err
+    assert any("is not git-gasp's" in w for w in json.loads(out)["warnings"])
+    # --json lists what a close left alone every time
+    assert run_cli(capsys, "run", "start", "--task", "t", "-C", str(repo))[0] == 0
+    code, out, _ = run_cli(capsys, "run", "close", "--outcome", "ok", "--json", "-C", str(repo))
+    assert code == 0 and json.loads(out)["kept"] == ["memory/active_memory.md"]
 
 
 def test_git_gasps_own_memory_is_rewritten_and_an_opt_in_takes_any(

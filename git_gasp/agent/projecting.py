@@ -87,6 +87,29 @@ def memory_is_ours(root: str) -> bool:
     return git.config_value(root, "gasp.activeMemory") == "generate"
 
 
+KEPT_SAID = "said-kept-memory"  # under <git-common-dir>/gasp/: the notice was printed
+
+
+def first_kept_notice(root: str) -> bool:
+    """True once per repository: the first time a close leaves an active
+    memory that is not git-gasp's alone, it says so (and how to opt in);
+    ``<git-common-dir>/gasp/said-kept-memory`` remembers that it did. An
+    exclusive create, so of two racing closes one says it. A repository
+    where the file cannot be written says it every time rather than never."""
+    common = seeding.common_dir(root)
+    if common is None:
+        return True
+    path = os.path.join(common, "gasp", KEPT_SAID)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def add_fact(
     agent: Agent, text: str, derived_from: list[str], supersedes: str | None = None
 ) -> Fact:

@@ -132,7 +132,7 @@ def run_close(
         text += " (closed already, by another process)"
     if closed.note:
         text += f"; {closed.note}"
-    text += _projections_said(closed)
+    text += _projections_said(agent.root, closed, say=not as_json)
     emit(as_json, closed._asdict(), text)
     return OK
 
@@ -342,16 +342,17 @@ def repair(repo: str | None, as_json: bool) -> int:
     return OK
 
 
-def _projections_said(closed: Closed) -> str:
+def _projections_said(root: str, closed: Closed, say: bool) -> str:
     """What a close wrote besides the log: the projections, a snapshot with
-    its size, and the projections it left alone (one line each)."""
-    from git_gasp.agent.projecting import MEMORY_PATH
+    its size, and, the first time the text is ``say``-ed only, the projection
+    it left alone (``--json`` lists it in ``kept`` every time)."""
+    from git_gasp.agent.projecting import MEMORY_PATH, first_kept_notice
     from git_gasp.core.projections import KEPT_MEMORY
 
     text = "\nwrote " + ", ".join(closed.projections) if closed.projections else ""
     if closed.snapshot:
         text += f"\nwrote {closed.snapshot} ({_size(closed.snapshot_bytes or 0)})"
-    if MEMORY_PATH in closed.kept:
+    if say and MEMORY_PATH in closed.kept and first_kept_notice(root):
         text += f"\n{KEPT_MEMORY}"
     return text
 

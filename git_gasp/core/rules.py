@@ -73,6 +73,7 @@ _strict("line-size", "no appended line is larger than gasp.maxLineBytes")
 _strict("control-plane", "the local control files (.agent/lease, RUN, worker) are not committed")
 _strict("transcript", "transcripts/ is not committed unless gasp.commitTranscripts")
 _strict("trailer", "a boundary commit names its run; Agent-Session follows the grammar")
+_strict("run-id", "a Run-Id trailer names a run the staged log starts or finishes (commit-msg)")
 
 
 def parse_levels(entries: Iterable[tuple[str, str]]) -> dict[str, Level]:

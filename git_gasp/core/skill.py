@@ -7,7 +7,10 @@ frontmatter is read with ruamel.yaml in *safe* mode, and only after a pass
 over the parse events that refuses what a hostile file could use to exhaust
 memory or the stack: anchors and aliases (alias bombs), nesting deeper than
 :data:`MAX_DEPTH`, more than :data:`MAX_EVENTS` nodes; files over
-:data:`MAX_SKILL_BYTES` are refused before parsing.
+:data:`MAX_SKILL_BYTES` are refused before parsing. Frontmatter of only
+``key: plain words`` lines (what nearly every skill holds) is read without
+YAML, as YAML reads it (:func:`plain_frontmatter`): a hook judging a seed
+commit that adds many skills does not pay a YAML parse for each.
 
 Also the commit rule "skills change one per commit" (§9.7 rule 5) as a pure
 function of the changed paths: :func:`skills_changed_together`; a rename
@@ -17,17 +20,9 @@ function of the changed paths: :func:`skills_changed_together`; a rename
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
-
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.events import (
-    AliasEvent,
-    CollectionEndEvent,
-    CollectionStartEvent,
-    NodeEvent,
-)
 
 SKILLS_DIR = "skills"
 SKILL_FILE = "SKILL.md"
@@ -83,6 +78,9 @@ def _first_line(exc: BaseException) -> str:
 
 def _screen(text: str) -> None:
     """Refuse anchors, aliases, deep nesting and too many nodes, before loading."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, NodeEvent
+
     depth = 0
     count = 0
     for event in YAML(typ="safe").parse(io.StringIO(text)):
@@ -104,6 +102,37 @@ def _screen(text: str) -> None:
             raise SkillError(f"frontmatter has more than {MAX_EVENTS} YAML nodes")
 
 
+_PLAIN_LINE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_-]*): ([A-Za-z](?:[A-Za-z0-9 ,.()/'_+-]*[A-Za-z0-9,.()/'_+-])?)"
+)
+_PLAIN_LINES = 64
+# words a YAML resolver may read as something other than a string (1.1 or 1.2)
+_NOT_STRINGS = frozenset(["true", "false", "null", "yes", "no", "on", "off", "y", "n"])
+
+
+def plain_frontmatter(front: str) -> dict[str, Any] | None:
+    """The mapping of a frontmatter made only of ``key: words`` lines (a key
+    of letters, digits, ``_`` and ``-``; a value starting with a letter, of
+    letters, digits, spaces and ``,.()/'_+-``, that is no word YAML reads as
+    a boolean or null), each key once: exactly what YAML's safe loader
+    returns for it, all strings. None for anything else (YAML decides)."""
+    lines = front.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if not lines or len(lines) > _PLAIN_LINES:
+        return None
+    out: dict[str, Any] = {}
+    for line in lines:
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match.groups()
+        if key in out or key.lower() in _NOT_STRINGS or value.lower() in _NOT_STRINGS:
+            return None
+        out[key] = value
+    return out
+
+
 def parse_frontmatter(data: bytes, cap: int | None = None) -> dict[str, Any]:
     """The frontmatter mapping of a SKILL.md, or :class:`SkillError`;
     ``cap`` replaces :data:`MAX_SKILL_BYTES` (``gasp.maxFileBytes``)."""
@@ -118,6 +147,12 @@ def parse_frontmatter(data: bytes, cap: int | None = None) -> dict[str, Any]:
     front = split_frontmatter(text.removeprefix("\ufeff"))
     if front is None:
         raise SkillError("no YAML frontmatter (the file must open with a --- line and close it)")
+    plain = plain_frontmatter(front)
+    if plain is not None:
+        return plain
+    from ruamel.yaml import YAML  # only now: most skills never need it
+    from ruamel.yaml.error import YAMLError
+
     try:
         _screen(front)
         value = YAML(typ="safe").load(front)

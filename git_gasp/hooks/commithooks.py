@@ -4,7 +4,8 @@
   framework with a range, every commit of the range).
 * ``commit-msg``: a commit that appends a ``run.finished`` carries exactly one
   ``Run-Id``, ``Goal`` and ``Outcome`` trailer naming that run and its
-  outcome; every ``Agent-Session`` value follows the grammar.
+  outcome; a ``Run-Id`` names a run the staged log starts or finishes; every
+  ``Agent-Session`` value follows the grammar.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from git_gasp import git
-from git_gasp.core.commitmessage import trailer_findings
+from git_gasp.core.commitmessage import run_id_findings, trailer_findings
 from git_gasp.core.event import Event
-from git_gasp.core.finding import Judged
+from git_gasp.core.finding import Finding, Judged
 from git_gasp.core.locations import DEFAULT_LOCATIONS
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.hooks import changes, levels
@@ -88,6 +89,23 @@ def staged_events(repo: str) -> list[Event]:
     return list(parse_log(data[start:]).events)
 
 
+def staged_logs(repo: str) -> bytes:
+    """Every staged log (the default path and what the staged ``AGENT.md``
+    declares), whole, one after the other: what a ``Run-Id`` may name."""
+    from git_gasp.hooks.objects import Locations
+
+    with git.BlobReader(repo) as reader:
+        manifest = git.object_info(repo, [":AGENT.md"])[0]
+        text = reader.read(manifest.oid).decode("utf-8", "replace") if manifest else ""
+        paths = sorted(Locations.from_manifest(text).logs)
+        blobs = [b for b in git.object_info(repo, [f":{p}" for p in paths]) if b is not None]
+        return b"".join(_ended(reader.read(b.oid)) for b in blobs)
+
+
+def _ended(data: bytes) -> bytes:
+    return data if data.endswith(b"\n") or not data else data + b"\n"
+
+
 def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
     try:
         with open(message_file, "rb") as fh:
@@ -100,10 +118,19 @@ def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
         # merges' trailers too); only the Agent-Session grammar applies
         found = [Judged("", f) for f in trailer_findings(message, [], where)]
     else:
-        found = [Judged("", f) for f in trailer_findings(message, staged_events(repo), where)]
+        events = staged_events(repo)
+        found = [Judged("", f) for f in trailer_findings(message, events, where)]
+        found += [Judged("", f) for f in _run_id_findings(repo, message, events, where)]
     found = _settled(repo, found, out)
     report(found, out)
     done(found, "commit refused")
+
+
+def _run_id_findings(repo: str, message: str, events: list[Event], where: str) -> list[Finding]:
+    """Run-Id trailers naming no run: the appended ``events`` first, the whole
+    staged logs only when a trailer names a run they do not hold."""
+    found = run_id_findings(message, events, b"", where)
+    return run_id_findings(message, events, staged_logs(repo), where) if found else []
 
 
 def _settled(repo: str, found: list[Judged], out: TextIO) -> list[Judged]:

@@ -13,7 +13,7 @@ from git_gasp import git
 from git_gasp.core import rules
 from git_gasp.core.finding import Judged
 from git_gasp.errors import USAGE, GaspError
-from git_gasp.hooks.protocol import report_refs, warnings_total
+from git_gasp.hooks.protocol import ZERO, report_refs, warnings_total
 
 
 def configured(repo: str) -> dict[str, rules.Level]:
@@ -41,6 +41,23 @@ ONBOARD_HINT = (
     "empty repository: git push --no-verify -o gasp.onboard <remote> <branch> "
     "(git-gasp-hooks(1), ONBOARDING AN EXISTING AGENT)"
 )
+
+
+FIRST_PUSH_HINT = (
+    "an existing agent's history, older than the hook, going to a new empty server? "
+    "onboard it in one push: git push --no-verify -o gasp.onboard {remote} <branch> "
+    "(git-gasp-hooks(1), ONBOARDING AN EXISTING AGENT)"
+)
+
+
+def first_push_hint(repo: str, remote: str | None, theirs: Sequence[str], out: TextIO) -> None:
+    """pre-push, refusing: when the remote has nothing yet (every pushed
+    ref new, no remote-tracking ref of it), say how to onboard a history."""
+    if not theirs or any(t and t not in ZERO for t in theirs):
+        return
+    if remote and not is_empty(repo, f"refs/remotes/{remote}/"):
+        return
+    out.write(f"gasp: {FIRST_PUSH_HINT.format(remote=remote or '<remote>')}\n")
 
 
 def onboarding(options: Sequence[str], empty: bool, out: TextIO) -> bool:

@@ -55,6 +55,8 @@ def pre_push(
         found += [(ref, j) for j in changes.judge(repo, steps)]
     errors = levels.settle(repo, [(r, j) for r, j in found], out)
     report_refs(errors, out)
+    if errors:
+        levels.first_push_hint(repo, remote, [theirs for _, theirs, _ in targets], out)
     done([j for _, j in errors], "push refused")
     # notes and their sync: only a push needs them
     from git_gasp.sessions import pushnotes as notehooks
