@@ -1,4 +1,4 @@
-"""Rows p, p' and q of the benchmarks: ``git gasp check`` and a push on a
+"""Rows r, r' and s of the benchmarks: ``git gasp check`` and a push on a
 history shaped like the real one (issue 17 items 5 and 6).
 
 The history (``generate.generate(..., social=True)``): 639 run commits, the log
@@ -6,12 +6,12 @@ growing to ~4 MB, ``memory/facts.jsonl``, a second facts file that AGENT.md's
 Locations table names (``memory/social_facts.jsonl``) and the journal, all
 appended every commit.
 
-p   ``git gasp check --no-cache`` (all seven checks, cold) as a whole process,
+r   ``git gasp check --no-cache`` (all seven checks, cold) as a whole process,
     against the floor measured in the same rounds: one ``git log --raw`` over
     check 4's paths, then one ``git cat-file --batch`` of every version of them
     (every byte read into this process). Target: <= 1.3x the floor.
-p'  ``git gasp check`` after one more run commit, warm cache. Target <= 0.3 s.
-q   ``git push`` of the whole history to an empty server with the hook,
+r'  ``git gasp check`` after one more run commit, warm cache. Target <= 0.3 s.
+s   ``git push`` of the whole history to an empty server with the hook,
     against the same push to one without it. Target: hooked <= 1.3x plain.
 """
 
@@ -32,9 +32,9 @@ import generate as gen
 from check_rows import CHECK4_PATHS
 from harness import Row, check_cmd, close_env, fmt_s, log, verdict, verify_conformant
 
-TARGET_P = 1.3  # x the floor
-TARGET_P_WARM = 0.3  # seconds
-TARGET_Q = 1.3  # x the unhooked push
+TARGET_R = 1.3  # x the floor
+TARGET_R_WARM = 0.3  # seconds
+TARGET_S = 1.3  # x the unhooked push
 
 
 def _check4_paths(repo: Path) -> list[str]:
@@ -123,7 +123,7 @@ def _self_cpu() -> float:
 
 
 def bench_check(real: Path, work: Path, rounds: int, seed: int) -> tuple[list[Row], dict[str, Any]]:
-    """Rows p and p': the cold check and the floor alternating, one warm-up of each."""
+    """Rows r and r': the cold check and the floor alternating, one warm-up of each."""
     env = close_env(work)
     verify_conformant(real)
     floor(real)
@@ -146,22 +146,22 @@ def bench_check(real: Path, work: Path, rounds: int, seed: int) -> tuple[list[Ro
     w = statistics.median(warm)
     rows = [
         Row(
-            "p",
+            "r",
             "git gasp check --no-cache, real-shaped history",
-            f"<= {TARGET_P:.1f}x floor",
+            f"<= {TARGET_R:.1f}x floor",
             fmt_s(o),
             f"{fmt_s(f)} (floor)",
             f"{o / f:.2f}x",
-            verdict(o / f <= TARGET_P),
+            verdict(o / f <= TARGET_R),
         ),
         Row(
-            "p'",
+            "r'",
             "  git gasp check after +1 run commit, warm cache",
-            f"<= {fmt_s(TARGET_P_WARM)}",
+            f"<= {fmt_s(TARGET_R_WARM)}",
             fmt_s(w),
             "-",
             "-",
-            verdict(w <= TARGET_P_WARM),
+            verdict(w <= TARGET_R_WARM),
         ),
     ]
     detail = {
@@ -208,7 +208,7 @@ def _empty_server(work: Path, name: str, hooked: bool, env: dict[str, str]) -> P
 
 
 def bench_push(real: Path, work: Path, rounds: int) -> tuple[Row, dict[str, Any]]:
-    """Row q: the whole history to an empty server, hooked and not, alternating."""
+    """Row s: the whole history to an empty server, hooked and not, alternating."""
     env = close_env(work)
     hooked, plain = [], []
     cpu: dict[bool, list[float]] = {True: [], False: []}
@@ -224,13 +224,13 @@ def bench_push(real: Path, work: Path, rounds: int) -> tuple[Row, dict[str, Any]
         shutil.rmtree(work / name, ignore_errors=True)
     h, p = statistics.median(hooked), statistics.median(plain)
     row = Row(
-        "q",
+        "s",
         "push of the whole real-shaped history to an empty hooked server",
-        f"<= {TARGET_Q:.1f}x plain",
+        f"<= {TARGET_S:.1f}x plain",
         fmt_s(h),
         f"{fmt_s(p)} (push, no hook)",
         f"{h / p:.2f}x",
-        verdict(h / p <= TARGET_Q),
+        verdict(h / p <= TARGET_S),
     )
     detail = {
         "hooked": [round(t, 3) for t in hooked],

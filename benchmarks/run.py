@@ -17,7 +17,7 @@ l     pushes of many refs and a forced push, hooked and not, on the real-shaped
       history (``push_rows``);
 m, n  the pre-commit hook and all native hooks on one commit (``commit_rows``);
 o     the onboarding push of issue 15's shapes, hooked and not (``push_rows``);
-p, q  check and a whole push on the real-shaped history (``real_rows``).
+r, s  check and a whole push on the real-shaped history (``real_rows``).
 
 The shared harness (sizes, targets, timing, medians, processes) is
 ``harness``; the cached inputs ``inputs``; the table and its notes
@@ -81,7 +81,7 @@ class Benchmarks:
         return self._repo
 
     def real_repo(self) -> Path:
-        """The history shaped like the real one (rows l, p, q): 639 commits, a
+        """The history shaped like the real one (rows l, r, s): 639 commits, a
         second facts file AGENT.md's Locations names, all appended every commit."""
         if self._real is None:
             sizes = self.sizes
@@ -178,15 +178,15 @@ class Benchmarks:
         self.rows.extend(r)
         self.details["o"] = d
 
-    def step_p(self) -> None:
+    def step_r(self) -> None:
         r, d = real_rows.bench_check(self.real_repo(), self.work, rounds=5, seed=self.seed)
         self.rows.extend(r)
-        self.details["p"] = d
+        self.details["r"] = d
 
-    def step_q(self) -> None:
+    def step_s(self) -> None:
         row, d = real_rows.bench_push(self.real_repo(), self.work, rounds=3)
         self.rows.append(row)
-        self.details["q"] = d
+        self.details["s"] = d
 
     def steps(self, only: str) -> list[tuple[str, Callable[[], None]]]:
         """The steps of the rows asked for, in the table's order."""
@@ -203,8 +203,8 @@ class Benchmarks:
             ("l", self.step_l),
             ("m", self.step_m),
             ("o", self.step_o),
-            ("p", self.step_p),
-            ("q", self.step_q),
+            ("r", self.step_r),
+            ("s", self.step_s),
         )
         return [(key, fn) for key, fn in every if key in only]
 
@@ -225,7 +225,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--only",
-        default="abcdefghklmopq",
+        default="abcdefghklmors",
         help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
     )
     return ap.parse_args(argv)

@@ -149,7 +149,7 @@ def test_log_text_has_the_requested_events_and_kinds() -> None:
 def test_real_shaped_history_is_conformant_and_pushes_through_the_hook(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Rows l, p and q's history: a second facts file AGENT.md's Locations
+    """Rows l, r and s's history: a second facts file AGENT.md's Locations
     names, appended every commit; all seven checks pass, one more run commit
     appends to it too, and the server hook takes the whole history (no
     onboarding option) as git-gasp's default rules judge it."""

@@ -258,7 +258,12 @@ def test_attribute_changes_judged_on_plain_data() -> None:
         f"turns line-ending conversion back on for {log}"
     ]
     assert rules([off], [{log: {}}]) == [f"turns line-ending conversion back on for {log}"]
-    assert rules([{log: {}}], [{log: {"text": "set"}}]) == []  # it was never off
+    # issue 16 item 8: a new text/eol setting on a log never marked -text is refused too
+    # (this case passed before: "it was never off")
+    assert rules([{log: {}}], [{log: {"text": "set"}}]) == [
+        f"text turns line-ending conversion on for {log}"
+    ]
+    assert rules([{log: {"text": "set"}}], [{log: {"text": "set"}}]) == []  # kept, not new
     assert rules([{log: {"filter": "lfs"}}], [{log: {"filter": "lfs"}}]) == []  # kept, not new
     assert rules([], [{log: {"eol": "crlf"}}]) == [
         f"eol=crlf makes {log} check out differently from its committed bytes"

@@ -96,6 +96,15 @@ def push(repo: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def pushed_as(name: str, repo: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """A push whose hook sees the pusher as a forge names them (GitLab's
+    ``GL_USERNAME``; over file:// the hook inherits the pusher's environment)."""
+    env = {**os.environ, "GL_USERNAME": name}
+    return subprocess.run(
+        ["git", "-C", str(repo), "push", url, *args], capture_output=True, text=True, env=env
+    )
+
+
 def commit(repo: Path, message: str = "change") -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", message)
@@ -707,7 +716,10 @@ def test_an_audited_bypass(work: Path, tmp_path: Path, capsys: pytest.CaptureFix
     git(server, "config", "gasp.allowBypass", "true")
     refused = push(work, f"file://{server}", "-o", "gasp.bypass= ", "HEAD:refs/heads/main")
     assert refused.returncode != 0 and "its reason is empty" in refused.stderr
-    result = push(work, f"file://{server}", *option, "HEAD:refs/heads/main")
+    # issue 16: gasp.allowBypass alone lets no one bypass; the server lists who may,
+    # by the name it knows them by (GitLab's GL_USERNAME here)
+    git(server, "config", "gasp.bypassAllowed", "ann")
+    result = pushed_as("ann", work, f"file://{server}", *option, "HEAD:refs/heads/main")
     assert result.returncode == 0, result.stderr
     assert "bypass by" in result.stderr and "not enforced" in result.stderr
     audit = (server / "gasp" / "audit.log").read_text().splitlines()
@@ -1077,10 +1089,10 @@ def test_a_bypass_is_recorded_before_it_is_honoured(
     url = served(work, tmp_path, capsys)
     server = Path(url.removeprefix("file://"))
     (server / "hooks" / "post-receive").unlink()  # only pre-receive installed
-    git(server, "config", "gasp.allowBypass", "true")
+    git(server, "config", "gasp.bypassAllowed", "ann")  # issue 16: the server lists who may
     edit_line(work)
     commit(work, "rewrite")
-    result = push(work, url, "-o", "gasp.bypass=cleanup", "HEAD:refs/heads/main")
+    result = pushed_as("ann", work, url, "-o", "gasp.bypass=cleanup", "HEAD:refs/heads/main")
     assert result.returncode == 0, result.stderr
     records = [json.loads(x) for x in (server / "gasp" / "audit.log").read_text().splitlines()]
     assert [r["status"] for r in records] == ["requested"]

@@ -1,6 +1,8 @@
 """The I/O side of ``git gasp usage``: the log, the range's runs, the pricing table.
 
-The counts come from the agent repository's log as the work tree holds it.
+The counts come from the agent repository's log as the work tree holds it,
+read in one pass: only the lines that can be model events are parsed; no
+transcript is read or projected again.
 With a REV-RANGE, only the runs whose boundary commits (``Run-Id``
 trailers) are in the range count. ``--by commit`` names each run's latest
 boundary commit. A pricing table is the user's own JSON file (USD per
@@ -29,7 +31,7 @@ def read_usage(root: str, rev_range: str | None, by: str, pricing: str | None) -
         data = b""
     except OSError as exc:
         raise GaspError(f"{EVENTS}: cannot read: {exc.strerror}") from None
-    events = list(parse_log(data).events)
+    events = list(parse_log(_model_lines(data)).events)
     commits = _boundary_commits(root, rev_range or "HEAD")
     if rev_range is not None:
         events = [e for e in events if e.correlation_id in commits]
@@ -45,6 +47,14 @@ def read_usage(root: str, rev_range: str | None, by: str, pricing: str | None) -
         value["unpriced_models"] = estimate(rows, _prices(pricing))
         value["cost_is_estimate"] = True
     return value
+
+
+def _model_lines(data: bytes) -> bytes:
+    """The lines of the log that can hold a ``model.called`` or ``model.finished``
+    event (the only ones usage counts): those spelling ``model.``, and any with
+    a ``\\u`` escape, which could spell it otherwise. The rest is not parsed."""
+    kept = [line for line in data.split(b"\n") if b"model." in line or b"\\u" in line]
+    return b"\n".join(kept) + b"\n" if kept else b""
 
 
 def _boundary_commits(root: str, rev_range: str) -> dict[str, str]:
@@ -78,14 +88,17 @@ def _prices(path: str) -> dict[str, Any]:
 
 def usage_text(report: dict[str, Any]) -> str:
     by = report["by"]
-    head = f"{by:<40} {'model':<28} " + " ".join(f"{f:>14}" for f in (*FIELDS, "total"))
+    model = "" if by == "model" else f"{'model':<28} "  # by model: one column of it
+    head = f"{by:<40} {model}" + " ".join(f"{f:>14}" for f in (*FIELDS, "total"))
     lines = [head]
     for row in report["rows"]:
         cells = " ".join(f"{row[f]:>14,}" for f in (*FIELDS, "total"))
         cost = f"  ~${row['cost_estimate']:.4f} (estimate)" if "cost_estimate" in row else ""
-        lines.append(f"{str(row[by])[:40]:<40} {row['model'][:28]:<28} {cells}{cost}")
+        shown = "" if by == "model" else f"{row['model'][:28]:<28} "
+        lines.append(f"{str(row[by])[:40]:<40} {shown}{cells}{cost}")
     totals = report["totals"]
-    lines.append(f"{'total':<40} {'':<28} " + " ".join(f"{totals[f]:>14,}" for f in totals))
+    blank = "" if by == "model" else f"{'':<28} "
+    lines.append(f"{'total':<40} {blank}" + " ".join(f"{totals[f]:>14,}" for f in totals))
     if not report["rows"]:
         lines.append("(no imported token usage)")
     return "\n".join(lines)

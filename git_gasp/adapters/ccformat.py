@@ -1,5 +1,6 @@
 """What Claude Code's transcript lines look like (adapters.md §2): the record
-types, the fields, and how injected text is told from what a person typed.
+types, the fields, how injected text is told from what a person typed, and
+what a system line (compaction, a retried API error) becomes.
 Pure.
 """
 
@@ -10,7 +11,8 @@ import json
 import re
 from typing import Any
 
-from git_gasp.adapters.lines import Record
+from git_gasp.adapters.emitting import Emitter
+from git_gasp.adapters.lines import Diagnostics, Record
 
 TESTED = ((1, 0, 0), (2, 1, 299))  # the versions the fixtures cover
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "mcp__acp__Write", "mcp__acp__Edit")
@@ -120,3 +122,34 @@ class Message:
         self.usage: Any = None
         self.model = ""
         self.stop: Any = None
+
+
+def system_line(
+    em: Emitter, diag: Diagnostics, value: dict[str, Any], ms: int, summaries: dict[Any, str]
+) -> None:
+    """A ``system`` line: compaction → ``observation.created`` with its trigger
+    and token counts (the summary the next line carries as its text); an API
+    error being retried → ``failure.observed``; the rest counted."""
+    subtype = value.get("subtype")
+    uid = str(value.get("uuid"))
+    if subtype == "compact_boundary":
+        diag.recognised += 1
+        found = value.get("compactMetadata")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
+        trigger = str(meta.get("trigger") or "unknown")
+        text = summaries.get(value.get("uuid")) or str(value.get("content") or "")
+        info = {
+            "trigger": trigger,
+            "pre_tokens": meta.get("preTokens"),
+            "post_tokens": meta.get("postTokens"),
+        }
+        em.observation(f"compact:{uid}", f"context compacted ({trigger})", text, ms, info)
+    elif subtype == "api_error":
+        diag.recognised += 1
+        attempt = f"attempt {value.get('retryAttempt')} of {value.get('maxRetries')}"
+        text = str(value.get("content") or value.get("error") or "")
+        em.failure(f"api:{uid}", f"API error ({attempt})", text, ms)
+    elif isinstance(subtype, str) and subtype in IGNORED_SYSTEM:
+        diag.ignored[f"system/{subtype}"] += 1
+    else:
+        diag.unknown_types[f"system/{subtype}"] += 1

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from git_gasp.adapters import ccformat as F
+from git_gasp.adapters import resuming
 from git_gasp.adapters.branches import active
 from git_gasp.adapters.emitting import Emitter, Resume, session_projection
 from git_gasp.adapters.lifting import LiftConfig, Lifter
@@ -41,6 +42,7 @@ from git_gasp.adapters.lines import (
     records,
 )
 from git_gasp.core.event import Actor
+from git_gasp.core.log import gc_paused
 
 AGENT = "claude-code"
 
@@ -57,10 +59,33 @@ def project(
     known: Callable[[str], bool],
     config: LiftConfig | None = None,
     resume: Resume | None = None,
+    state: Mapping[str, Any] | None = None,
 ) -> Projection:
     """Project ``session``; ``known`` says which event ids the log already holds,
-    ``resume`` which run of the session is the latest (see :class:`Resume`)."""
-    walk = _Walk(session, actor, known, config or LiftConfig(), resume)
+    ``resume`` which run of the session is the latest (see :class:`Resume`),
+    ``state`` where the last projection stopped (its ``Projection.state``):
+    with it only the files' new lines are read, when they continue what was
+    read (:mod:`git_gasp.adapters.resuming`); without it, or when they do not,
+    everything is projected again and ``known`` drops what was logged."""
+    with gc_paused():  # tens of thousands of acyclic records and events
+        return _project(session, actor, known, config or LiftConfig(), resume, state)
+
+
+def _project(
+    session: Session,
+    actor: Actor,
+    known: Callable[[str], bool],
+    config: LiftConfig,
+    resume: Resume | None,
+    state: Mapping[str, Any] | None,
+) -> Projection:
+    walk = _Walk(session, actor, known, config, resume)
+    tails = resuming.tails([*session.mains, *session.subagents.values()], state, walk.diag)
+    if tails is not None and state is not None:
+        resuming.load_walk(walk, state)
+        walk.tails = tails
+    else:
+        walk = _Walk(session, actor, known, config, resume)
     for source in session.mains:
         walk.file(source, None, child=False)
     for agent_id, source in sorted(session.subagents.items()):
@@ -70,6 +95,8 @@ def project(
             )
             walk.walked.add(agent_id)
             walk.file(source, frame, child=True)
+        elif source.name in walk.tails:  # walked before, grown since
+            walk.file(source, walk.em.node("frame", f"agent:{agent_id}"), child=True)
     return walk.finish()
 
 
@@ -94,12 +121,18 @@ class _Walk:
         self.first_prompt = ""
         self.outcome = "in-progress"
         self.cursor: list[dict[str, Any]] = []
+        self.ends: dict[str, dict[str, Any]] = {}  # file -> where it was read to
+        self.tails: dict[str, list[Record]] = {}  # file -> its records after that
 
     # -- files ------------------------------------------------------------------
 
     def file(self, source: Source, frame: str | None, child: bool) -> None:
         self.cursor.append(file_cursor(source))
-        recs = records(source, self.diag)
+        before = self.ends.get(source.name) if source.name in self.tails else None
+        recs = self.tails.pop(source.name, None)
+        if recs is None:
+            recs = records(source, self.diag)
+        self.ends[source.name] = resuming.file_end(source, recs, before)
         summaries = {
             r.value.get("parentUuid"): F.text_of(r.value.get("message"))
             for r in recs
@@ -129,7 +162,7 @@ class _Walk:
             elif kind == "user":
                 self._user(rec, ms, frame, child)
             elif kind == "system":
-                self._system(rec, ms, summaries)
+                F.system_line(self.em, self.diag, rec.value, ms, summaries)
             elif isinstance(kind, str) and kind in F.IGNORED_TYPES:
                 self.diag.ignored[kind] += 1
             else:
@@ -341,38 +374,6 @@ class _Walk:
         if source is not None:
             self.file(source, child, child=True)
 
-    # -- system lines -----------------------------------------------------------------
-
-    def _system(self, rec: Record, ms: int, summaries: dict[Any, str]) -> None:
-        value = rec.value
-        subtype = value.get("subtype")
-        uid = str(value.get("uuid"))
-        if subtype == "compact_boundary":
-            self.diag.recognised += 1
-            found = value.get("compactMetadata")
-            meta: dict[str, Any] = found if isinstance(found, dict) else {}
-            trigger = str(meta.get("trigger") or "unknown")
-            text = summaries.get(value.get("uuid")) or str(value.get("content") or "")
-            info = {
-                "trigger": trigger,
-                "pre_tokens": meta.get("preTokens"),
-                "post_tokens": meta.get("postTokens"),
-            }
-            self.em.observation(f"compact:{uid}", f"context compacted ({trigger})", text, ms, info)
-        elif subtype == "api_error":
-            self.diag.recognised += 1
-            attempt = f"attempt {value.get('retryAttempt')} of {value.get('maxRetries')}"
-            self.em.failure(
-                f"api:{uid}",
-                f"API error ({attempt})",
-                str(value.get("content") or value.get("error") or ""),
-                ms,
-            )
-        elif isinstance(subtype, str) and subtype in F.IGNORED_SYSTEM:
-            self.diag.ignored[f"system/{subtype}"] += 1
-        else:
-            self.diag.unknown_types[f"system/{subtype}"] += 1
-
     # -- the end --------------------------------------------------------------------
 
     def finish(self) -> Projection:
@@ -385,6 +386,7 @@ class _Walk:
             self.outcome = "in-progress"
         self.lift.finish(self.em.last_ts)
         check_versions(AGENT, self.diag, *F.TESTED)
-        return session_projection(
+        projection = session_projection(
             AGENT, self.em, self.first_prompt, self.cursor, self.diag, self.outcome
         )
+        return projection._replace(state=resuming.walk_state(self))

@@ -14,6 +14,7 @@ domain event chained to the run's ``run.started``, then its
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -23,7 +24,7 @@ from git_gasp.adapters.lines import Diagnostics, Projection
 from git_gasp.core import payloads as P  # the payload builders (entities; runs below)
 from git_gasp.core import runpayloads as R
 from git_gasp.core.event import OPS_APPLIED, Actor, Event
-from git_gasp.core.secrets import find_secrets
+from git_gasp.core.secrets import find_secrets, may_hold_secrets
 
 _NAMESPACE = uuid.UUID("6f1e4c1a-3b7d-5e2f-9a40-67a5e0c0d019")
 SUMMARY_CAP = 2000  # characters of any summary (the rest stays in the native file)
@@ -31,15 +32,24 @@ TITLE_CAP = 120
 REDACTED = "[redacted: {}]"
 
 
+_NS = _NAMESPACE.bytes
+_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))  # the variant and version bits
+_SET = (0x8000 << 48) | (5 << 76)  # RFC 4122 variant, version 5
+
+
 def stable_id(prefix: str, *parts: str) -> str:
-    """``<prefix>_`` + 32 hex of a name-based UUID over ``parts``."""
-    return f"{prefix}_{uuid.uuid5(_NAMESPACE, chr(0).join(parts)).hex}"
+    """``<prefix>_`` + 32 hex of a name-based UUID over ``parts``: the hex of
+    ``uuid.uuid5(_NAMESPACE, chr(0).join(parts))``, computed without the
+    ``UUID`` object (ids are made for every record of a transcript)."""
+    digest = hashlib.sha1(_NS + chr(0).join(parts).encode("utf-8")).digest()
+    value = int.from_bytes(digest[:16], "big") & _CLEAR | _SET
+    return f"{prefix}_{value:032x}"
 
 
 def redact(text: str) -> str:
     """``text`` with every credential the hooks' detector finds replaced by a
     visible marker naming its rule."""
-    if not text:
+    if not text or not may_hold_secrets(text):
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines):

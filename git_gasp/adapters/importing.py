@@ -14,14 +14,31 @@ the run it continues (``continues``) with the same task; it closes with its
 own boundary commit (its own ``Run-Id``, the same ``Agent-Session``).
 Re-importing a file that did not change appends nothing and makes no commit.
 
-The cursor (how far each file was read, and its digest) is kept in the
-repository's git directory (``gasp/imports/``), never committed: with it an
-unchanged session is skipped without projecting; without it the
-deterministic ids still keep every event from being appended twice.
+The cursor is kept in the repository's git directory
+(``gasp/imports/<agent>/<session>.json``), never committed. It holds:
+
+- ``files``: how far each file was read (its complete lines) and their
+  digest: a session whose files are all as they were is skipped without
+  projecting;
+- ``state``: where the projector may resume (Claude Code: each file's
+  offset, digest and leaf record, and the walk's state;
+  :mod:`git_gasp.adapters.resuming`): a grown session has only its new
+  lines projected. A projector that takes no state (Codex, or a caller's own
+  two-argument projector) projects its files again each time;
+- ``run`` and ``last_event``: the session's latest run (its id and its
+  ``run.started``) and the last event the import appended. The state is
+  used only while the log still holds both (the run's node, and that
+  event), so a log reset or repaired under the cursor is projected from the
+  start again; the run is then found by reading the log.
+
+Without a cursor (another clone, a deleted git directory) the deterministic
+ids and the log's known-id check still keep every event from being
+appended twice: the cursor spares reading, it never decides what is new.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -40,7 +57,9 @@ from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store.runmarker import OpenRun
 from git_gasp.store.writer import write_atomically
 
-Projector = Callable[[Callable[[str], bool], Resume | None], Projection]
+#: ``project(known, latest_run)``, or ``project(known, latest_run, state)``
+#: for a projector that resumes (see the cursor above).
+Projector = Callable[..., Projection]
 
 
 class Imported(NamedTuple):
@@ -69,10 +88,16 @@ def import_session(
     """Project one session with ``project(known)`` and write it into ``root``;
     None when the session's files are as the last import read them."""
     cursor_path = _cursor_path(root, agent_name, session)
-    if _unchanged(cursor_path, cursor):
+    saved = _saved(cursor_path)
+    if saved.get("files") == list(cursor):
         return None
     with Agent.open(root, worker=worker) as agent:
-        projection = project(agent.knows, latest_run(agent, agent_name, session))
+        state, run_hint = _usable(agent, saved)
+        latest = run_hint or latest_run(agent, agent_name, session)
+        if _takes_state(project):
+            projection = project(agent.knows, latest, state)
+        else:
+            projection = project(agent.knows, latest)
         if projection.diagnostics.recognised == 0:
             where = ", ".join(c["file"] for c in projection.cursor) or session
             raise GaspError(
@@ -95,7 +120,8 @@ def import_session(
             from git_gasp.agent.transcript import add_transcript
 
             kept = add_transcript(agent, projection.run_id, keep).path
-    _save_cursor(cursor_path, projection.cursor)
+    last = projection.events[-1].id if projection.events else saved.get("last_event")
+    _save_cursor(cursor_path, projection, latest, last)
     commit, note = closed if closed is not None else (None, None)
     return _result(projection, len(projection.events), commit, note, kept)
 
@@ -173,17 +199,61 @@ def _cursor_path(root: str, agent_name: str, session: str) -> str:
     return os.path.join(git_dir, "gasp", "imports", agent_name, f"{safe}.json")
 
 
-def _unchanged(path: str, cursor: Sequence[dict[str, Any]]) -> bool:
+def _saved(path: str) -> dict[str, Any]:
+    """The cursor as the last import saved it (an older import's bare list of
+    files too), or {}."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return bool(json.load(fh) == list(cursor))
-    except (OSError, ValueError):
+            value = json.load(fh)
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if isinstance(value, list):
+        return {"files": value}
+    return value if isinstance(value, dict) else {}
+
+
+def _usable(agent: Agent, saved: Mapping[str, Any]) -> tuple[Any, Resume | None]:
+    """The saved resume state and latest run, while the log holds what they
+    say was appended (the run's node and the last event); else (None, None)."""
+    run, last = saved.get("run"), saved.get("last_event")
+    if not (isinstance(run, list) and len(run) == 2 and all(isinstance(r, str) for r in run)):
+        return None, None
+    node = agent.graph.nodes.get(run[0])
+    if node is None or node.kind != "run" or not isinstance(last, str) or not agent.knows(last):
+        return None, None
+    for event in agent.recent_events():  # a continuation the cursor does not know
+        payload = event.payload
+        if event.kind == "run.started" and isinstance(payload, dict):
+            if payload.get("continues") == run[0]:
+                return None, None
+    props = node.props if isinstance(node.props, dict) else {}
+    closed = props.get("status") == "finished"
+    return saved.get("state"), Resume(run[0], run[1], closed, str(props.get("task") or ""))
+
+
+def _takes_state(project: Projector) -> bool:
+    """Whether ``project`` takes the resume state as a third argument."""
+    try:
+        parameters = inspect.signature(project).parameters.values()
+    except (TypeError, ValueError):
         return False
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(1 for p in parameters if p.kind in kinds) >= 3 or any(
+        p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters
+    )
 
 
-def _save_cursor(path: str, cursor: Sequence[dict[str, Any]]) -> None:
+def _save_cursor(path: str, projection: Projection, latest: Resume | None, last: Any) -> None:
+    value: dict[str, Any] = {"files": list(projection.cursor)}
+    started = next((e.id for e in projection.events if e.kind == "run.started"), None)
+    if started is None and latest is not None:
+        started = latest.started_id  # nothing new started: the run it went on with
+    if projection.state is not None and isinstance(last, str) and started is not None:
+        value["state"] = projection.state
+        value["run"] = [projection.run_id, started]
+        value["last_event"] = last
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_atomically(path, json.dumps(list(cursor), indent=1).encode() + b"\n")
+    write_atomically(path, json.dumps(value, separators=(",", ":")).encode() + b"\n")
 
 
 # -- from paths to sessions ----------------------------------------------------------
@@ -237,7 +307,11 @@ def _claude(session: Any, actor: Actor, config: LiftConfig) -> tuple[list[Source
     from git_gasp.adapters import claudecode
 
     sources = [*session.mains, *session.subagents.values()]
-    return sources, lambda known, resume: claudecode.project(session, actor, known, config, resume)
+
+    def project(known: Callable[[str], bool], resume: Resume | None, state: Any = None) -> Any:
+        return claudecode.project(session, actor, known, config, resume, state)
+
+    return sources, project
 
 
 def _codex(session: Any, actor: Actor, config: LiftConfig) -> tuple[list[Source], Projector]:

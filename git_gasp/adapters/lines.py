@@ -94,8 +94,9 @@ def _parses(text: str) -> bool:
     return True
 
 
-def records(source: Source, diag: Diagnostics) -> list[Record]:
-    """The JSON objects of ``source`` in file order; bad lines go to ``diag``."""
+def records(source: Source, diag: Diagnostics, first_line: int = 1) -> list[Record]:
+    """The JSON objects of ``source`` in file order; bad lines go to ``diag``.
+    ``first_line`` numbers its first line (a tail read from a resume point)."""
     out: list[Record] = []
     lines = source.text.split("\n")
     last = len(lines) - 1
@@ -109,15 +110,15 @@ def records(source: Source, diag: Diagnostics) -> list[Record]:
             value = json.loads(raw)
         except (ValueError, RecursionError) as exc:
             if index == last and torn_possible:
-                diag.torn.append(f"{source.name}:{index + 1}")
+                diag.torn.append(f"{source.name}:{index + first_line}")
                 continue
             why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deep"
-            diag.corrupt.append(f"{source.name}:{index + 1}: not JSON ({why})")
+            diag.corrupt.append(f"{source.name}:{index + first_line}: not JSON ({why})")
             continue
         if not isinstance(value, dict):
-            diag.corrupt.append(f"{source.name}:{index + 1}: not a JSON object")
+            diag.corrupt.append(f"{source.name}:{index + first_line}: not a JSON object")
             continue
-        out.append(Record(index + 1, value))
+        out.append(Record(index + first_line, value))
     return out
 
 
@@ -158,3 +159,4 @@ class Projection(NamedTuple):
     diagnostics: Diagnostics
     outcome: str
     task: str
+    state: dict[str, Any] | None = None  # where the next projection may resume

@@ -23,7 +23,7 @@ from git_gasp.core.event import OPS_APPLIED, Actor, Event, EventError, encode_ev
 from git_gasp.core.fold import Folder
 from git_gasp.core.graph import Graph, graphs_equal
 from git_gasp.core.jsonvalue import Json
-from git_gasp.core.log import describe_error, parse_log
+from git_gasp.core.log import canonical_ids, describe_error, parse_log
 from git_gasp.core.resume import (
     RUN_FINISHED,
     ResumedRun,
@@ -96,6 +96,7 @@ class EventLog:
         self._seen: list[bytes | memoryview] = []  # the log's bytes up to _offset
         self._events: list[Event] = []  # the log's events in order (since the seed)
         self._seed: seeding.Seed | None = None
+        self._prefix_ids: set[str] | None = None  # the seed's prefix's event ids
         resumed = self._open_log()
         marker = read_marker(root)
         if self._seed is not None and marker is not None and marker.started_event not in self._ids:
@@ -132,17 +133,14 @@ class EventLog:
         return max_line_bytes(self.root)
 
     @property
-    def graph(self) -> Graph:
-        """The graph folded from the log, as of the last append or read."""
+    def graph(self) -> Graph:  # folded from the log, as of the last append or read
         return self._folder.graph()
 
-    def events(self) -> tuple[Event, ...]:
-        """Every event of the log, as of the last append or read."""
+    def events(self) -> tuple[Event, ...]:  # all of the log, as of the last append or read
         self._full()
         return tuple(self._events)
 
-    def recent_events(self) -> tuple[Event, ...]:
-        """The events after the snapshot the fold was seeded from (all if none)."""
+    def recent_events(self) -> tuple[Event, ...]:  # since the seed's snapshot (all if none)
         return tuple(self._events)
 
     def run_events(self, run_id: str) -> list[Event]:
@@ -152,9 +150,13 @@ class EventLog:
         return [e for e in self._events if e.correlation_id == run_id]
 
     def knows(self, ident: str) -> bool:
-        """Whether ``ident`` names a node or an event of the log."""
+        """Whether ``ident`` names a node or an event of the log (seeded: canonical_ids)."""
         if ident in self._folder.nodes or ident in self._ids:
             return True
+        if self._seed is not None and self._prefix_ids is None:
+            self._prefix_ids = canonical_ids(bytes(self._seen[0])) if self._seen else None
+        if self._seed is not None and self._prefix_ids is not None:
+            return ident in self._prefix_ids
         self._full()
         return ident in self._ids
 

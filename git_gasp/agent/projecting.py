@@ -291,8 +291,18 @@ def _integrity_of(path: str) -> object:
     return value.get("integrity") if isinstance(value, dict) else None
 
 
-def write_snapshot(root: str, at: str | None = None) -> str:
-    """Write ``snapshots/<event-id>/graph.json`` for the log (through ``at``)."""
+def write_snapshot(root: str, at: str | None = None, agent: Agent | None = None) -> str:
+    """Write ``snapshots/<event-id>/graph.json`` for the log (through ``at``).
+
+    With ``agent`` (a close, under the run lock), when the file holds exactly
+    the bytes the agent last read or appended, the snapshot is the agent's
+    own fold of them (no second parse and fold), and it is remembered as
+    verified in this clone: it was made from the fold it records, so the next
+    open seeds from it without folding its prefix again."""
+    if at is None and agent is not None:
+        data = agent.log_bytes()
+        if _file_is(os.path.join(root, "state", "events.jsonl"), data):
+            return _snapshot_of(root, data, agent)
     try:
         with open(os.path.join(root, "state", "events.jsonl"), "rb") as fh:
             data = fh.read()
@@ -324,6 +334,34 @@ def write_snapshot(root: str, at: str | None = None) -> str:
     rel = f"snapshots/{snapshot_dir_name(last)}/graph.json"
     text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
     writer.write_atomically(os.path.join(root, rel), text.encode("utf-8") + b"\n")
+    return rel
+
+
+def _file_is(path: str, data: bytes) -> bool:
+    try:
+        if os.path.getsize(path) != len(data):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read() == data
+    except OSError:
+        return False
+
+
+def _snapshot_of(root: str, data: bytes, agent: Agent) -> str:
+    """The snapshot of all of ``data``, the log ``agent`` folded."""
+    events = agent.recent_events()
+    if not events:
+        raise GaspError("the log is empty: nothing to snapshot", None, USAGE)
+    total = sum(1 for raw in data.split(b"\n") if raw.strip())
+    last = events[-1].id
+    record = snapshot_record(data, agent.graph, last, line_count_through(data, total))
+    rel = f"snapshots/{snapshot_dir_name(last)}/graph.json"
+    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    raw = text.encode("utf-8") + b"\n"
+    writer.write_atomically(os.path.join(root, rel), raw)
+    offset = len(data)
+    seed = seeding.Seed(rel, "", offset, total, last, os.path.join(root, rel), True, raw)
+    seeding.remember(seeding.common_dir(root), seed)
     return rel
 
 

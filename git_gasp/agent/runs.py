@@ -255,7 +255,7 @@ def _close_open_run(
     snapshot = None
     # after a seeded open the recent events are those since the latest snapshot
     if projecting.snapshot_due(agent.root, [e.id for e in agent.recent_events()]):
-        snapshot = projecting.write_snapshot(agent.root)
+        snapshot = projecting.write_snapshot(agent.root, agent=agent)
     if os.path.isdir(os.path.join(agent.root, "snapshots")):
         written.append("snapshots")  # with any taken during the run
     stored()

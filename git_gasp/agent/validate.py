@@ -81,7 +81,9 @@ def depths(events: Sequence[Event], lines: bytes, what: str) -> None:
     batch, rules most batches out at once: nesting needs its brackets."""
     if lines.count(b"[") + lines.count(b"{") <= MAX_DEPTH:
         return
-    for event in events:
+    for event, line in zip(events, lines.split(b"\n"), strict=False):  # one line each
+        if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+            continue  # too few brackets to nest that deep
         if 1 + depth(event.payload) > MAX_DEPTH:
             raise GaspError(
                 f"{what} not written: its payload nests deeper than {MAX_DEPTH - 1} levels",

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+from git_gasp import git
 from git_gasp.check.history import check_append_only
+from git_gasp.core import pathcase
 from git_gasp.core.checks import (
     check_causation,
     check_envelope,
@@ -23,6 +25,7 @@ from git_gasp.core.checks import (
 )
 from git_gasp.core.event import Event
 from git_gasp.core.fold import FoldError, fold
+from git_gasp.core.locations import DEFAULT_LOCATIONS
 from git_gasp.core.log import parse_log
 from git_gasp.core.repochecks import FoldOutcome, check_replay, check_restore
 from git_gasp.core.report import CheckReport, failed
@@ -35,6 +38,21 @@ def _with_lifecycle(report: CheckReport, events: tuple[Event, ...]) -> CheckRepo
     two runs open at once (:mod:`git_gasp.core.runlifecycle`)."""
     found = lifecycle_findings(events)
     return report._replace(failures=report.failures + found) if found else report
+
+
+def _with_case(repo: str, report: CheckReport) -> CheckReport:
+    """Check 6 with the tracked paths a case-insensitive checkout (macOS,
+    Windows) would restore as another agent file (:mod:`git_gasp.core.pathcase`)."""
+    try:
+        files = git.tracked(repo, [])
+    except git.GitError:
+        return report
+    declared = [p for paths in DEFAULT_LOCATIONS.values() for p in paths]
+    found = pathcase.misspelled(files, pathcase.agent_spellings(declared))
+    agents = [f for f in files if f.split("/")[0] in pathcase.AGENT_NAMES]
+    found += pathcase.collisions(agents, agents)
+    lines = tuple(f"{f.path}: {f.message} ({pathcase.WHY})" for f in found)
+    return report._replace(failures=report.failures + lines) if lines else report
 
 
 def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[CheckReport]:
@@ -80,6 +98,6 @@ def _log_checks(repo: str, fixture: bool) -> list[CheckReport]:
         check_vocabulary(events, ops, packs, problems),
         hold,
         _with_lifecycle(check_causation(events), events),
-        check_restore(worktree.read_identity(repo), outcome, fixture),
+        _with_case(repo, check_restore(worktree.read_identity(repo), outcome, fixture)),
         check_pairing(events, ops),
     ]

@@ -23,7 +23,9 @@ import os
 from typing import Any
 
 from git_gasp import git
+from git_gasp.check import bypasses
 from git_gasp.core.appendonly import Transition, verify, worktree_problem
+from git_gasp.core.bypassrecord import BYPASS_REF
 from git_gasp.core.report import CheckReport
 from git_gasp.errors import GaspError
 from git_gasp.store import writer
@@ -85,21 +87,42 @@ def check_append_only(repo: str, use_cache: bool = True) -> CheckReport:
     tip = git.head(repo)
     if tip is None:
         return CheckReport(4, (), ("no commits yet — nothing to violate",))
-    failures: list[str] = []
+    failures: list[tuple[str, str]] = []  # (failure, its commit or "")
     paths = list(STATIC_PATHS)
     try:
         paths += git.tracked(repo, FACTS_PATHSPECS)
     except git.GitError as exc:
-        failures.append(f"cannot enumerate facts.jsonl paths: {exc}")
+        failures.append((f"cannot enumerate facts.jsonl paths: {exc}", ""))
     cache = VerdictCache(info.common_dir if use_cache else None)
     with git.BlobReader(repo) as reader:
         for path in sorted(set(paths)):
             try:
                 failures += _check_path(repo, info, tip, path, cache, reader)
             except git.GitError as exc:
-                failures.append(f"{path}: cannot walk history: {exc}")
+                failures.append((f"{path}: cannot walk history: {exc}", ""))
     cache.save()
-    return CheckReport(4, tuple(failures))
+    return _with_bypasses(repo, failures)
+
+
+def _with_bypasses(repo: str, failures: list[tuple[str, str]]) -> CheckReport:
+    """Each failure a server's audited bypass let through names it (who,
+    when, why, which commits); a clone that has not fetched the record is
+    told how to."""
+    if not failures:
+        return CheckReport(4)
+    try:
+        explained = bypasses.explain(repo, (c for _, c in failures if c))
+    except git.GitError:
+        explained = {}
+    out = tuple(f"{m}; {explained[c].summary()}" if c in explained else m for m, c in failures)
+    if explained:
+        n = sum(1 for _, c in failures if c in explained)
+        note = f"{n} of these failures were let through by an audited bypass ({BYPASS_REF})"
+    elif any(c for _, c in failures) and bypasses.unfetched_remote(repo):
+        note = f"was it an audited bypass? fetch the server's record: {bypasses.FETCH_HINT}"
+    else:
+        return CheckReport(4, out)
+    return CheckReport(4, out, (note,))
 
 
 def _check_path(
@@ -109,7 +132,7 @@ def _check_path(
     path: str,
     cache: VerdictCache,
     reader: git.BlobReader,
-) -> list[str]:
+) -> list[tuple[str, str]]:
     walk = git.commits_touching(repo, path, tip, cache.tips.get(path, ()))
     full = info.prefix + path
     specs = [f"{tip}:{full}"]
@@ -125,13 +148,13 @@ def _check_path(
     outcome = verify(
         path, transitions, reader.read, info.object_format, frozenset(cache.transitions)
     )
-    failures = list(outcome.failures)
+    failures = list(zip(outcome.failures, outcome.commits, strict=True))
     if not failures:
         cache.remember(path, tip, outcome.verified)
     if at_head is not None:
         problem = _worktree(repo, path, at_head, reader, info.object_format)
         if problem:
-            failures.append(problem)
+            failures.append((problem, ""))
     return failures
 
 

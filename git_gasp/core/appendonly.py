@@ -47,6 +47,7 @@ class Transition(NamedTuple):
 class Outcome(NamedTuple):
     failures: tuple[str, ...]
     verified: frozenset[str]  # keys of transitions found append-only
+    commits: tuple[str, ...] = ()  # the commit of each failure, in order
 
 
 def lossy(data: bytes) -> str:
@@ -238,7 +239,9 @@ def verify(
             found[i] = f"{path}: {problem}"
     for i in found:
         verified.discard(transitions[i].key())
-    return Outcome(tuple(found[i] for i in sorted(found)), frozenset(verified))
+    order = sorted(found)
+    commits = tuple(transitions[i].commit for i in order)
+    return Outcome(tuple(found[i] for i in order), frozenset(verified), commits)
 
 
 def _linear_ok(t: Transition, anchors: Anchors) -> bool:

@@ -4,7 +4,7 @@ setting that rewrites it on checkout, nor turn line-ending conversion back on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from git_gasp.core.finding import Finding
 
@@ -37,22 +37,47 @@ def _rewrites(attributes: Attributes) -> set[str]:
     return out
 
 
+def _conversions(attributes: Attributes) -> set[str]:
+    """The settings that turn line-ending conversion on (``text``,
+    ``text=auto``, ``eol=lf``, the legacy ``crlf``); none on ``-text``.
+    ``eol=crlf`` is a rewrite of its own (:func:`_rewrites`)."""
+    if _text_off(attributes):
+        return set()
+    out = set()
+    text = attributes.get("text")
+    if text is not None:
+        out.add("text" if text == "set" else f"text={text}")
+    eol = attributes.get("eol")
+    if eol not in (None, "unset", "crlf"):
+        out.add(f"eol={eol}")
+    crlf = attributes.get("crlf")
+    if text is None and crlf not in (None, "unset"):
+        out.add("crlf" if crlf == "set" else f"crlf={crlf}")
+    return out
+
+
 def check_attributes(
     source: str,
     before: Sequence[Mapping[str, Attributes]],
     after: Sequence[Mapping[str, Attributes]],
+    present: Collection[str] | None = None,
 ) -> list[Finding]:
     """An append-only file checks out byte for byte: a change to ``source``
     (a ``.gitattributes``, or the manifest that says which files are
     append-only) may not give one a setting that rewrites it on checkout
     (``eol=crlf``, ``ident``, a filter, a working-tree encoding), nor turn
     line-ending conversion back on for one that had it off (``-text``: with
-    ``core.autocrlf`` every such clone would see CRLF lines).
+    ``core.autocrlf`` every such clone would see CRLF lines), nor give an
+    append-only file that had none a new ``text``/``eol`` setting
+    (``* text=auto`` converts on every Windows clone; a file arriving
+    under such attributes is the manifest's or the attributes' to mark).
 
     ``before``/``after``: the files' attributes in each view of the change's
     parent and of the change (case-sensitive and case-insensitive matching,
     as clones on either kind of file system see them); a file that was not
-    append-only before has no ``before`` entry."""
+    append-only before has no ``before`` entry. ``present``: the files the
+    change's tree holds, the only ones a new ``text``/``eol`` is judged on
+    (None: all)."""
     out = []
     files = sorted({path for view in after for path in view})
     for path in files:
@@ -64,6 +89,11 @@ def check_attributes(
             out.append(_attribute_finding(source, path, setting, hint))
         if old and all(_text_off(a) for a in old) and not all(_text_off(a) for a in new):
             out.append(_attribute_finding(source, path, "text", "keep it -text"))
+        elif old and (present is None or path in present):
+            had = set().union(*(_conversions(a) for a in old))
+            for setting in sorted(set().union(*(_conversions(a) for a in new)) - had):
+                hint = f"mark it -text after that line ({path} -text)"
+                out.append(_attribute_finding(source, path, setting, hint, converts=True))
     return out
 
 
@@ -84,9 +114,13 @@ def check_attribute_names(paths: Iterable[str]) -> list[Finding]:
     ]
 
 
-def _attribute_finding(source: str, path: str, setting: str, hint: str) -> Finding:
+def _attribute_finding(
+    source: str, path: str, setting: str, hint: str, converts: bool = False
+) -> Finding:
     what = "turns line-ending conversion back on for" if setting == "text" else f"{setting} makes"
     rest = "" if setting == "text" else " check out differently from its committed bytes"
+    if converts:
+        what, rest = f"{setting} turns line-ending conversion on for", ""
     return Finding(
         source,
         None,

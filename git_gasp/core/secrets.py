@@ -305,6 +305,15 @@ def _preview(match: str) -> str:
     return match[:4] + "…"
 
 
+def may_hold_secrets(text: str) -> bool:
+    """False only when no line of ``text`` can hold a credential: the screen
+    of :func:`find_secrets` (no rule's trigger anywhere in it), run once over
+    many lines. Every line is a part of ``text``, so a trigger absent from
+    it is absent from each."""
+    low = text.lower()
+    return any(trigger in low for trigger, _ in _SCREEN)
+
+
 def lines_to_scan(text: str) -> set[int]:
     """The indexes of the lines of ``text`` (split on ``\\n``) in which some
     rule's trigger appears: :func:`find_secrets` finds nothing in the others.

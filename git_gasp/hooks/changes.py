@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from git_gasp import git
+from git_gasp.core import pathcase
 from git_gasp.core.agentfiles import (
     check_control_plane,
     check_identity,
@@ -144,7 +145,21 @@ class Judge(Objects):
             parts = path.split("/")
             if len(parts) == 3 and parts[0] == "snapshots" and parts[2] == "graph.json":
                 out += self._snapshot(step, path, locations)
-        return out + self._checkout(step, locations)
+        return out + self._checkout(step, locations) + self._case(step, present, locations)
+
+    def _case(self, step: Step, present: list[str], locations: Locations) -> list[Finding]:
+        """Added paths that spell an agent file in other capitals, or collide
+        in case with a path already in an agent's folder (:mod:`git_gasp.core.pathcase`)."""
+        added = [p for p in present if all(self.blob(r, p) is None for r in step.parents)]
+        if not added:
+            return []
+        declared = [*locations.logs, *locations.facts, *locations.journals]
+        out = pathcase.misspelled(added, pathcase.agent_spellings(declared))
+        tops = sorted({p.split("/")[0] for p in added} & set(pathcase.AGENT_NAMES))
+        if tops and not out:
+            tree = [path for path, _ in git.tree_files(self.repo, step.name or None, tops)]
+            out += pathcase.collisions(added, tree)
+        return out
 
     def _trailers(self, step: Step, appended: list[Event]) -> list[Finding]:
         """A commit's trailers (the index's are commit-msg's to judge); a
@@ -215,7 +230,10 @@ class Judge(Objects):
         old = sorted(was.logs | was.facts | was.journals)
         before = git.attribute_views(self.repo, parent, old, names, facts)
         kept = [{p: a for p, a in view.items() if was.append_only(p)} for view in before]
-        return check_attributes(source, kept, after)
+        every = sorted({p for view in after for p in view})
+        there = git.object_info(self.repo, [spec(step.name, p) for p in every])
+        present = {p for p, info in zip(every, there, strict=True) if info is not None}
+        return check_attributes(source, kept, after, present)
 
     # -- append-only files ---------------------------------------------------------
 

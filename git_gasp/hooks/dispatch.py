@@ -90,7 +90,7 @@ def run_hook(root: str, hook: str, args: Sequence[str]) -> None:
     elif hook == "post-receive":
         from git_gasp.hooks.serverhooks import post_receive
 
-        post_receive(root, stdin_lines(), os.environ)
+        post_receive(root, stdin_lines(), os.environ, err)
     else:
         raise GaspError(f"{hook} is not a hook git-gasp runs", USAGE_HINT, USAGE)
 

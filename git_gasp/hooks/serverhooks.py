@@ -2,7 +2,7 @@
 
 * ``pre-receive``: every new commit of every pushed ref, forced updates and
   branch deletions, and updates of ``refs/notes/agent-sessions``.
-* ``post-receive``: records an audited bypass.
+* ``post-receive``: records an audited bypass (:mod:`git_gasp.hooks.bypass`).
 
 The server hook fails closed: an internal error rejects the push with a
 message.
@@ -10,50 +10,21 @@ message.
 
 from __future__ import annotations
 
-import json
 import os
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TextIO
 
 from git_gasp import git
+from git_gasp.core.bypassrecord import BYPASS_REF
 from git_gasp.core.finding import Finding, Judged
 from git_gasp.core.notes import NOTES_REF
 from git_gasp.errors import GaspError
-from git_gasp.hooks import changes, levels
+from git_gasp.hooks import bypass, changes, levels
 from git_gasp.hooks.keptrefs import held_elsewhere
 from git_gasp.hooks.protocol import ZERO, Update, done, read_updates
 from git_gasp.hooks.tips import append_only_paths, is_ancestor, tip_findings
 from git_gasp.output import visible
 from git_gasp.sessions.notecommits import NOT_A_NOTE, commit_steps, note_findings
-from git_gasp.store import writer
-
-AUDIT_LOG = "audit.log"
-
-
-def push_options(env: Mapping[str, str]) -> list[str]:
-    try:
-        count = int(env.get("GIT_PUSH_OPTION_COUNT", "0"))
-    except ValueError:
-        return []
-    return [env.get(f"GIT_PUSH_OPTION_{i}", "") for i in range(count)]
-
-
-def bypass_reason(repo: str, env: Mapping[str, str]) -> str | None:
-    """The reason of an allowed ``-o gasp.bypass=<reason>``, else None."""
-    reasons = [o.split("=", 1)[1] for o in push_options(env) if o.startswith("gasp.bypass=")]
-    if not reasons or not reasons[0].strip():
-        return None
-    if git.config_value(repo, "gasp.allowBypass", "bool") != "true":
-        return None
-    return reasons[0].strip()
-
-
-def pusher(env: Mapping[str, str]) -> str:
-    for key in ("GL_USERNAME", "GITHUB_USER_LOGIN", "GITEA_PUSHER_NAME", "REMOTE_USER", "USER"):
-        if env.get(key):
-            return env[key]
-    return "unknown"
 
 
 def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: TextIO) -> None:
@@ -76,6 +47,9 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
                 (update.ref, Judged(update.new if update.new not in ZERO else "", _REPLACE))
             )
             continue
+        if update.ref == BYPASS_REF:
+            found.append((update.ref, Judged("", _BYPASS_RECORD)))
+            continue
         if update.new in ZERO:
             found += [(update.ref, j) for j in _deletion(repo, update, updates)]
             continue
@@ -92,24 +66,42 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
             said = said_by_tip[update.new]
             tips = _forced(repo, update, updates, tip_findings(repo, update))
             found += [(update.ref, j) for j in tips if (j.finding.path, j.finding.rule) not in said]
-    errors = levels.push_errors(repo, found, push_options(env), out)
+    errors = levels.push_errors(repo, found, bypass.push_options(env), out)
     if not errors:
         return
-    requested = any(o.startswith("gasp.bypass=") for o in push_options(env))
-    reason = bypass_reason(repo, env)
-    if reason is not None and _audit(repo, env, reason, updates, "requested"):
-        line = f"gasp: bypass by {pusher(env)} ({reason}): violations above not enforced"
-        out.write(visible(line) + "\n")
-        return
-    if requested:
-        if reason is not None:
-            why = "its audit log cannot be written"
-        elif git.config_value(repo, "gasp.allowBypass", "bool") != "true":
-            why = "gasp.allowBypass is not set on this server"
-        else:
-            why = "its reason is empty (push with -o gasp.bypass=<why>)"
-        out.write(f"gasp: bypass requested but refused: {why}\n")
+    asked = bypass.request(repo, env)
+    if asked is not None and not asked.refused:
+        if bypass.honour(repo, asked, updates, [j for _, j in errors], out):
+            return
+    elif asked is not None:
+        out.write(visible(f"gasp: bypass requested but refused: {asked.refused}") + "\n")
+    _innocent(repo, updates, errors, out)
     done([j for _, j in errors], "push rejected")
+
+
+def _innocent(
+    repo: str, updates: Sequence[Update], errors: Sequence[tuple[str | None, Judged]], out: TextIO
+) -> None:
+    """git refuses every ref of a push the hook refuses: say which refs
+    caused it, and that the others were refused only because of them (a ref
+    whose tip holds a refused commit reported under another ref is a cause)."""
+    steps = {j.step for _, j in errors if j.step}
+    guilty = {ref for ref, _ in errors}
+    for u in updates:
+        if u.ref not in guilty and u.new not in ZERO:
+            if u.new in steps or any(is_ancestor(repo, s, u.new) for s in sorted(steps)[:32]):
+                guilty.add(u.ref)
+    others = [u.ref for u in updates if u.ref not in guilty]
+    if not others:
+        return
+    bad = [u.ref for u in updates if u.ref in guilty]
+    n, it = len(others), "it" if len(others) == 1 else "them"
+    line = (
+        f"gasp: the push's {n} other ref{'s' * (n != 1)} refused only because of "
+        f"{', '.join(bad)} (git takes all of a push or none of it): push "
+        f"{it} without {', '.join(bad)} to land {it}"
+    )
+    out.write(visible(line) + "\n")
 
 
 Said = set[tuple[str, str]]  # (path, rule) of what a tip's new commits broke
@@ -167,30 +159,13 @@ _REPLACE = Finding(
 )
 
 
-def _audit_path(repo: str) -> str:
-    return os.path.join(git.repo_info(repo).common_dir, "gasp", AUDIT_LOG)
-
-
-def _audit(
-    repo: str, env: Mapping[str, str], reason: str, updates: Sequence[Update], status: str
-) -> bool:
-    """Append one JSON line to ``<git-dir>/gasp/audit.log``; False when it
-    cannot be written (then the bypass is refused: it would go unrecorded)."""
-    record = {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "status": status,
-        "pusher": pusher(env),
-        "reason": reason,
-        "refs": [u._asdict() for u in updates],
-    }
-    path = _audit_path(repo)
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with writer.locked(path) as log:
-            log.write((json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
-    except OSError:
-        return False
-    return True
+_BYPASS_RECORD = Finding(
+    BYPASS_REF,
+    None,
+    "notes",
+    "only the server writes the record of audited bypasses (its post-receive)",
+    f"do not push {BYPASS_REF}; fetch it: git fetch origin {BYPASS_REF}:{BYPASS_REF}",
+)
 
 
 def _notes_rewrite(repo: str, update: Update, what: str) -> list[Judged]:
@@ -264,11 +239,6 @@ def _notes_findings(repo: str, update: Update) -> list[Judged]:
     return note_findings(repo, commit_steps(repo, walk))
 
 
-def post_receive(repo: str, lines: Iterable[str], env: Mapping[str, str]) -> None:
-    """Record that a bypassed push was accepted (pre-receive recorded the
-    request before accepting it, so a bypass is never unrecorded)."""
-    reason = bypass_reason(repo, env)
-    if reason is None:
-        return
-    if not _audit(repo, env, reason, read_updates(lines), "accepted"):
-        raise GaspError(f"cannot append to {_audit_path(repo)}", "check the server's permissions")
+def post_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: TextIO) -> None:
+    """Record each accepted bypass where clones see it (:mod:`git_gasp.hooks.bypass`)."""
+    bypass.post_receive(repo, lines, out)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from git_gasp import git
 from git_gasp.core.notes import NoteRecord, check_note, format_note, merge_notes
@@ -243,8 +243,17 @@ def log_at(repo: str, commit: str) -> bytes | None:
 def run_range(log: bytes, run_id: str) -> tuple[str, str] | None:
     """Ids of the first and last event of ``log`` whose ``correlation_id`` is ``run_id``."""
     needle = json.dumps(run_id, ensure_ascii=False).encode("utf-8", "surrogatepass")
-    ids: list[str] = []
-    for line in log.split(b"\n"):
+    lines = log.split(b"\n")
+    first = next((i for i in _run_ids(lines, needle, run_id)), None)
+    if first is None:
+        return None
+    last = next(i for i in _run_ids(reversed(lines), needle, run_id))  # from the end
+    return first, last
+
+
+def _run_ids(lines: Iterable[bytes], needle: bytes, run_id: str) -> Iterator[str]:
+    """The ids of the events among ``lines`` correlated with ``run_id``, in order."""
+    for line in lines:
         if needle not in line:
             continue
         try:
@@ -253,8 +262,7 @@ def run_range(log: bytes, run_id: str) -> tuple[str, str] | None:
             continue
         if isinstance(obj, dict) and obj.get("correlation_id") == run_id:
             if isinstance(obj.get("id"), str) and obj["id"]:
-                ids.append(obj["id"])
-    return (ids[0], ids[-1]) if ids else None
+                yield obj["id"]
 
 
 def run_records(
