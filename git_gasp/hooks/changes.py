@@ -303,9 +303,8 @@ class Judge(Objects):
         child = self.blob(step.name, path)
         if chunk is None or child is None:
             return findings
-        # a journal, or another append-only file a manifest names as facts
-        # (yoyo's memory/social_facts.jsonl keeps a format of its own), is not
-        # held to the fact envelope: its fact ids are never asked for
+        # only facts files are held to the fact envelope (see below): the
+        # fact ids of a journal or of another file a manifest names go unused
         facts = path not in locations.journals and path.rsplit("/", 1)[-1] == "facts.jsonl"
 
         def ids_in(data: bytes) -> frozenset[str]:
