@@ -24,7 +24,10 @@ from __future__ import annotations
 import codecs
 import hashlib
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # the pool is loaded only where it is used (a hook judging one change never is)
+    from concurrent.futures import Future
 
 
 class Blob(NamedTuple):
@@ -114,6 +117,7 @@ class Anchors:
         self.data: dict[str, bytes] = {}
         self.usable: dict[str, bool] = {}  # anchor is valid UTF-8
         self.prefix_of: dict[str, str] = {}  # version oid -> anchor oid
+        self.pending: dict[str, Future[bool]] = {}  # tests running in the background
 
     def read(self, oid: str) -> bytes:
         data = self.data.get(oid)
@@ -121,18 +125,22 @@ class Anchors:
             data = self.data[oid] = self.read_blob(oid)
         return data
 
+    def known(self, oid: str) -> str | None:
+        """The anchor ``oid`` is known to be a clean prefix of, if any (a test
+        of it running in the background is waited for)."""
+        pending = self.pending.pop(oid, None)
+        if pending is not None:
+            pending.result()
+        return self.prefix_of.get(oid)
+
     def same_line(self, before: Blob, after: Blob) -> bool:
         """``before`` is a clean prefix of ``after``, both known prefixes of one anchor."""
-        anchor = self.prefix_of.get(after.oid)
-        return (
-            anchor is not None
-            and self.prefix_of.get(before.oid) == anchor
-            and (before.size <= after.size)
-        )
+        anchor = self.known(after.oid)
+        return anchor is not None and self.known(before.oid) == anchor and before.size <= after.size
 
     def anchor(self, blob: Blob) -> str | None:
         """An anchor that ``blob`` is a clean prefix of (reading it if needed)."""
-        known = self.prefix_of.get(blob.oid)
+        known = self.known(blob.oid)
         if known is not None:
             return known
         data = self.read(blob.oid)
@@ -146,6 +154,12 @@ class Anchors:
         return blob.oid
 
     def test(self, blob: Blob, anchor: str) -> bool:
+        if self.known(blob.oid) == anchor:
+            return True
+        return self._test(blob, anchor)
+
+    def _test(self, blob: Blob, anchor: str) -> bool:
+        """Hash ``anchor``'s start up to ``blob``'s size (any thread)."""
         if self.prefix_of.get(blob.oid) == anchor:
             return True
         data = self.data[anchor]
@@ -167,7 +181,21 @@ class Anchors:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=2) as pool:
-            list(pool.map(lambda b: self.test(b, anchor), todo))
+            list(pool.map(lambda b: self._test(b, anchor), todo))
+
+
+def test_in_background(work: Iterable[tuple[Anchors, Blob, str]]) -> None:
+    """Start hashing each (anchors, blob, anchor) in two threads, in the order
+    given, and return at once: the caller goes on judging (the hashing
+    releases the interpreter) and :meth:`Anchors.known` waits for a result it
+    needs before its turn. Only the calling thread may use the anchors then."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=2)
+    for anchors, blob, anchor in work:
+        if blob.oid not in anchors.prefix_of and blob.oid not in anchors.pending:
+            anchors.pending[blob.oid] = pool.submit(anchors._test, blob, anchor)
+    pool.shutdown(wait=False)  # the threads end when the queue is done
 
 
 def verify(

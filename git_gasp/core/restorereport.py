@@ -137,11 +137,6 @@ def _track_record(graph: Graph) -> dict[str, Any]:
     evals = [n for n in graph.nodes.values() if n.kind == "eval" and not n.tombstoned]
     decided = [_status(e.props) for e in evals if _status(e.props) in ("Passed", "Failed", "Error")]
     passed = sum(1 for s in decided if s == "Passed")
-    wanted = {patch.id for patch in patches}
-    leaving: dict[str, list[Relation]] = {}  # one pass over the relations, not one per patch
-    for relation in graph.relations:
-        if relation.from_ in wanted:
-            leaving.setdefault(relation.from_, []).append(relation)
     items = []
     ids = {p.id for p in patches}
     leaving: dict[str, list[Relation]] = {}  # each patch's relations, in graph order

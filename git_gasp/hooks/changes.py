@@ -101,6 +101,7 @@ class Judge(Objects):
                     if blob is not None:
                         self.seed_from_worktree(top, path, blob)
         self._prepare_anchors(steps)
+        self.read_commits([s.name for s in steps])
         for step in steps:
             out += [Judged(step.name, _committed(f) if step.name else f) for f in self._judge(step)]
         return out
@@ -296,18 +297,27 @@ class Judge(Objects):
         child = self.blob(step.name, path)
         if chunk is None or child is None:
             return findings
-        tally = self.tallies.get(base.oid) if isinstance(base, Blob) else None
+        # only facts files are held to the fact envelope (see below): the
+        # fact ids of a journal or of another file a manifest names go unused
+        facts = path not in locations.journals and path.rsplit("/", 1)[-1] == "facts.jsonl"
+
+        def ids_in(data: bytes) -> frozenset[str]:
+            if not facts:
+                return frozenset()
+            return frozenset(f.id for f in parse_facts(data.decode("utf-8", "replace")).facts)
+
+        tally = self.tallies.get(f"{facts:d}{base.oid}") if isinstance(base, Blob) else None
         if tally is None:
             before = bytes(self._view(path, base)) if isinstance(base, Blob) else base or b""
-            ids = frozenset(f.id for f in parse_facts(before.decode("utf-8", "replace")).facts)
-            tally = _Tally(physical_lines(before), not before or before.endswith(b"\n"), ids)
+            tally = _Tally(
+                physical_lines(before), not before or before.endswith(b"\n"), ids_in(before)
+            )
         first = tally.lines + 1 if tally.terminated else tally.lines
         findings += check_lines(path, chunk, first, self.policy.max_line_bytes, jsonl)
-        added = frozenset(f.id for f in parse_facts(chunk.decode("utf-8", "replace")).facts)
-        self.tallies[child.oid] = _Tally(
-            first - 1 + physical_lines(chunk), chunk.endswith(b"\n"), tally.fact_ids | added
+        self.tallies[f"{facts:d}{child.oid}"] = _Tally(
+            first - 1 + physical_lines(chunk), chunk.endswith(b"\n"), tally.fact_ids | ids_in(chunk)
         )
-        if path in locations.journals or path.rsplit("/", 1)[-1] != "facts.jsonl":
+        if not facts:
             # a journal, or another append-only file a manifest names as facts
             # (yoyo's memory/social_facts.jsonl keeps a format of its own):
             # append-only, not held to the fact envelope (REFERENCE §9.5)

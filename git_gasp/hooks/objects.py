@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from git_gasp import git
-from git_gasp.core.appendonly import Anchors, Blob
+from git_gasp.core.appendonly import Anchors, Blob, test_in_background
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Step
 from git_gasp.core.jsonvalue import cache_bytes
@@ -104,6 +104,7 @@ class Objects:
         self.info: dict[str, Blob | None] = {}
         self.trees: dict[str, str | None] = {}
         self.blobs: dict[str, bytes] = {}
+        self.commits: dict[str, bytes] = {}  # commit objects read ahead, until used
         self.anchors: dict[str, Anchors] = {}
         self.contexts: dict[str, LogContext] = {}
         self.uses: dict[str, int] = {}
@@ -125,9 +126,15 @@ class Objects:
         if len(data) == blob.size and blob_id(data, blob.size, self.hash_name) == blob.oid:
             self.blobs[blob.oid] = data
 
+    def read_commits(self, commits: Sequence[str]) -> None:
+        """Read the commit objects of a walk in one round trip (see :meth:`message`)."""
+        self.commits.update(self.reader.read_many([c for c in commits if c]))
+
     def message(self, commit: str) -> str:
         """A commit's message (after the header lines of the commit object)."""
-        raw = self.reader.read(commit)
+        raw = self.commits.pop(commit, None)
+        if raw is None:
+            raw = self.reader.read(commit)
         _, _, body = raw.partition(b"\n\n")
         return body.decode("utf-8", "replace")
 
@@ -187,7 +194,8 @@ class Objects:
 
     def _prepare_anchors(self, steps: Sequence[Step]) -> None:
         """Per append-only path, the newest version read once and every other
-        version that is a prefix of it recognised by hashing."""
+        version that is a prefix of it recognised by hashing, in two threads
+        while this one judges (:func:`git_gasp.core.appendonly.test_in_background`)."""
         versions: dict[str, list[Blob]] = {}
         for step in steps:
             locations = self._step_locations(step)
@@ -201,13 +209,16 @@ class Objects:
                 parent = self.blob(step.parents[0], path) if len(step.parents) == 1 else None
                 if parent is not None and path in locations.logs:
                     self.uses[parent.oid] = self.uses.get(parent.oid, 0) + 1
+        work: list[tuple[int, Anchors, Blob, str]] = []
         for path, blobs in versions.items():
             # bytes only: every appended line's UTF-8 is judged by check_lines
             anchors = self.anchors[path] = Anchors(self.read, self.hash_name, lossy_utf8=False)
-            newest = blobs[-1]
-            first = anchors.anchor(newest)
-            if first is not None:
-                anchors.test_many(blobs, first)
+            first = anchors.anchor(blobs[-1])
+            if first is not None and len(blobs) >= 8:
+                work += [(n, anchors, b, first) for n, b in enumerate(blobs)]
+        # hashed while the steps are judged, in the order they need them
+        work.sort(key=lambda w: w[0])
+        test_in_background((anchors, blob, first) for _, anchors, blob, first in work)
 
     def _mainline(self, step: Step) -> str | None:
         """The parent a change is judged against for identity: the first that
@@ -278,7 +289,7 @@ class Objects:
     def _view(self, path: str, blob: Blob) -> memoryview:
         anchors = self.anchors.get(path)
         if anchors is not None:
-            anchor = anchors.prefix_of.get(blob.oid)
+            anchor = anchors.known(blob.oid)
             if anchor is not None:
                 return memoryview(anchors.data[anchor])[: blob.size]
         return memoryview(self.read(blob.oid))
