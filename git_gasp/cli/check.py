@@ -101,8 +101,3 @@ def fixture(directory: str, as_json: bool) -> int:
         output.data(f"fixture written to {directory} (commit {commit[:12]})")
         output.diag(f"check it with: git gasp check --fixture {directory}")
     return OK
-
-
-def register(group: click.Group) -> None:
-    for command in (check, fold_cmd, fixture):
-        group.add_command(command)
