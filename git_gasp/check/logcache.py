@@ -1,0 +1,125 @@
+"""The log pass's memo for ``git gasp check``, in ``<git-common-dir>/gasp/``.
+
+The log only grows. After a pass, where it stood at the end of the log is kept
+(:class:`~git_gasp.check.logpass.PassState`) with the size and SHA-256 of the
+bytes it read. The next check reads that many bytes of the log again; only if
+they hash the same does its pass go on from there, so a re-check after one more
+run parses only the new lines. Anything else (another log, an edited line, a
+cut log, another version of git-gasp's parsing code, a damaged memo) means a
+full pass: the memo saves time, it never decides a verdict. It is a pickle,
+read only from the repository's own git directory, which git-gasp wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+from collections.abc import Iterator
+from typing import IO, Any
+
+from git_gasp import __version__
+from git_gasp.check.logpass import PassState
+from git_gasp.store import writer
+
+CACHE_NAME = "checklog-v1.pickle"
+#: the modules whose code decides what a pass's state holds
+_CODE = (
+    "git_gasp.check.logpass",
+    "git_gasp.core.log",
+    "git_gasp.core.event",
+    "git_gasp.core.jsonvalue",
+    "git_gasp.core.ops",
+    "git_gasp.core.fold",
+)
+_CHUNK = 1 << 20
+
+
+def _code_key() -> str:
+    digest = hashlib.sha256(__version__.encode())
+    for name in _CODE:
+        path = getattr(sys.modules.get(name), "__file__", None)
+        try:
+            with open(path or "", "rb") as fh:
+                digest.update(fh.read())
+        except OSError:
+            return ""
+    return digest.hexdigest()
+
+
+class HashedLines:
+    """The lines of ``fh`` from where it stands, hashed into ``digest`` as read."""
+
+    def __init__(self, fh: IO[bytes], digest: Any, size: int) -> None:
+        self.fh, self.digest, self.size = fh, digest, size
+
+    def __iter__(self) -> Iterator[bytes]:
+        update = self.digest.update
+        for line in self.fh:
+            update(line)
+            self.size += len(line)
+            yield line
+
+
+class LogMemo:
+    """The memo of one repository (``common_dir`` None: none, as ``--no-cache``)."""
+
+    def __init__(self, common_dir: str | None, log_path: str) -> None:
+        self.path = os.path.join(common_dir, "gasp", CACHE_NAME) if common_dir else None
+        self.log = os.path.realpath(log_path)
+        self.key = _code_key() if self.path else ""
+        self.loaded_size = -1
+
+    def resume(self, fh: IO[bytes]) -> tuple[PassState | None, HashedLines]:
+        """The kept state if the log still begins with the bytes it read, and
+        the lines of ``fh`` after those (all of them when there is none)."""
+        digest = hashlib.sha256()
+        state = self._load(fh, digest)
+        if state is None:
+            fh.seek(0)
+            digest = hashlib.sha256()
+        return state, HashedLines(fh, digest, self.loaded_size if state is not None else 0)
+
+    def _load(self, fh: IO[bytes], digest: Any) -> PassState | None:
+        if self.path is None or not self.key:
+            return None
+        try:
+            with open(self.path, "rb") as memo:
+                data = pickle.load(memo)
+            if (data["key"], data["log"]) != (self.key, self.log):
+                return None
+            size, state = data["size"], data["state"]
+            if not isinstance(state, PassState) or size > os.fstat(fh.fileno()).st_size:
+                return None
+            left = size
+            while left > 0:
+                chunk = fh.read(min(left, _CHUNK))
+                if not chunk:
+                    return None
+                digest.update(chunk)
+                left -= len(chunk)
+            if digest.hexdigest() != data["digest"]:
+                return None
+        except Exception:  # a damaged memo is no memo: a full pass
+            return None
+        self.loaded_size = size
+        return state
+
+    def save(self, state: PassState | None, lines: HashedLines) -> None:
+        """Keep ``state``, the pass's end over every line ``lines`` gave."""
+        if self.path is None or not self.key or state is None:
+            return
+        if lines.size == self.loaded_size:
+            return  # nothing new was read
+        data = {
+            "key": self.key,
+            "log": self.log,
+            "size": lines.size,
+            "digest": lines.digest.hexdigest(),
+            "state": state,
+        }
+        try:
+            writer.write_atomically(self.path, pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            pass  # a read-only repository (a server, a mounted clone) just isn't cached
