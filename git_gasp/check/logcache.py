@@ -4,7 +4,8 @@ The log only grows. After a pass, where it stood at the end of the log is kept
 (:class:`~git_gasp.check.logpass.PassState`) with the size and SHA-256 of the
 bytes it read. The next check reads that many bytes of the log again; only if
 they hash the same does its pass go on from there, so a re-check after one more
-run parses only the new lines. Anything else (another log, an edited line, a
+run parses only the new lines (and those of the runs since the memo was
+last written: see :data:`REWRITE`). Anything else (another log, an edited line, a
 cut log, another version of git-gasp's parsing code, a damaged memo) means a
 full pass: the memo saves time, it never decides a verdict. It is a pickle,
 read only from the repository's own git directory, which git-gasp wrote.
@@ -34,6 +35,10 @@ _CODE = (
     "git_gasp.core.fold",
 )
 _CHUNK = 1 << 20
+#: the memo is written again once the lines read past it exceed 1/REWRITE of
+#: its size: writing it costs as much as parsing a tenth of the log, so a
+#: re-check after each of many runs reads a few runs' lines and writes nothing
+REWRITE = 16
 
 
 def _code_key() -> str:
@@ -110,8 +115,8 @@ class LogMemo:
         """Keep ``state``, the pass's end over every line ``lines`` gave."""
         if self.path is None or not self.key or state is None:
             return
-        if lines.size == self.loaded_size:
-            return  # nothing new was read
+        if self.loaded_size >= 0 and lines.size - self.loaded_size <= self.loaded_size // REWRITE:
+            return  # writing the memo again costs more than the pass reads past it
         data = {
             "key": self.key,
             "log": self.log,
