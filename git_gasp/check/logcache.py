@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from git_gasp import __version__
 from git_gasp.check.logpass import PassState
+from git_gasp.core.log import gc_paused
 from git_gasp.store import writer
 
 CACHE_NAME = "checklog-v1.pickle"
@@ -90,7 +91,7 @@ class LogMemo:
         if self.path is None or not self.key:
             return None
         try:
-            with open(self.path, "rb") as memo:
+            with open(self.path, "rb") as memo, gc_paused():  # 2.5x faster: acyclic
                 data = pickle.load(memo)
             if (data["key"], data["log"]) != (self.key, self.log):
                 return None
