@@ -4,6 +4,7 @@ then says exactly what a full pass (``--no-cache``) says."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,27 @@ def test_a_cut_log_or_a_damaged_memo_means_a_full_pass(fixture_repo: Path) -> No
         assert not _resumes(fixture_repo)
         _agrees(fixture_repo)
         assert _resumes(fixture_repo)  # written again by the full pass
+
+
+class _Runs:
+    """Unpickled, it would create ``path`` (if the memo loaded any callable)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (str(self.path), "w"))
+
+
+def test_a_memo_naming_any_other_callable_is_refused(fixture_repo: Path, tmp_path: Path) -> None:
+    _agrees(fixture_repo)
+    marker = tmp_path / "ran"
+    data = pickle.loads(_memo(fixture_repo).read_bytes())
+    data["state"] = data["state"]._replace(envelope=[_Runs(marker)])
+    _memo(fixture_repo).write_bytes(pickle.dumps(data))
+    assert not _resumes(fixture_repo) and not marker.exists()
+    _agrees(fixture_repo)
+    assert not marker.exists() and _resumes(fixture_repo)
 
 
 def test_no_cache_neither_reads_nor_writes_the_memo(

@@ -7,8 +7,9 @@ they hash the same does its pass go on from there, so a re-check after one more
 run parses only the new lines (and those of the runs since the memo was
 last written: see :data:`REWRITE`). Anything else (another log, an edited line, a
 cut log, another version of git-gasp's parsing code, a damaged memo) means a
-full pass: the memo saves time, it never decides a verdict. It is a pickle,
-read only from the repository's own git directory, which git-gasp wrote.
+full pass: the memo saves time, it never decides a verdict. It is a pickle
+that may name no class but git-gasp's own named tuples (:class:`_Unpickler`),
+so a memo someone else wrote can build no other object and call nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ _CODE = (
     "git_gasp.core.jsonvalue",
     "git_gasp.core.ops",
     "git_gasp.core.fold",
+    "git_gasp.core.checks",
+    "git_gasp.core.resume",
 )
 _CHUNK = 1 << 20
 #: the memo is written again once the lines read past it exceed 1/REWRITE of
@@ -52,6 +55,20 @@ def _code_key() -> str:
         except OSError:
             return ""
     return digest.hexdigest()
+
+
+class _Unpickler(pickle.Unpickler):
+    """Builds dicts, lists, tuples, strings and numbers, and git-gasp's named
+    tuples (whose ``__new__`` only stores its fields); any other class or
+    callable a pickle names is refused."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = (
+            getattr(sys.modules.get(module), name, None) if module.startswith("git_gasp.") else None
+        )
+        if isinstance(found, type) and issubclass(found, tuple) and hasattr(found, "_fields"):
+            return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not kept in a log memo")
 
 
 class HashedLines:
@@ -92,7 +109,7 @@ class LogMemo:
             return None
         try:
             with open(self.path, "rb") as memo, gc_paused():  # 2.5x faster: acyclic
-                data = pickle.load(memo)
+                data = _Unpickler(memo).load()
             if (data["key"], data["log"]) != (self.key, self.log):
                 return None
             size, state = data["size"], data["state"]
