@@ -27,11 +27,13 @@ try:  # an accelerator only: every verdict is defined by the exact parser below
     import orjson
 
     _orjson_loads: Callable[[bytes], Any] | None = orjson.loads
-    _orjson_dumps: Callable[[Any], bytes] | None = orjson.dumps
+    _orjson_dumps: Callable[..., bytes] | None = orjson.dumps
     _ORJSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError, orjson.JSONEncodeError)
+    _SORT_KEYS = orjson.OPT_SORT_KEYS
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     _orjson_loads = _orjson_dumps = None
     _ORJSON_ERRORS = ()
+    _SORT_KEYS = 0
 
 Json = None | bool | int | float | str | list[Any] | dict[str, Any]
 
@@ -256,8 +258,48 @@ _SORTED = json.JSONEncoder(
 
 def dumps(value: Json, *, sort_keys: bool = False) -> str:
     """Compact JSON, non-ASCII written raw, as serde_json writes it (the
-    encoders are made once: ``json.dumps`` with these options makes one a call)."""
+    encoders are made once: ``json.dumps`` with these options makes one a call).
+
+    A value of only strings, integers, booleans, None, lists, tuples and
+    string-keyed dicts is written by orjson, whose text for such a value is
+    ``json``'s byte for byte (escapes, key order, integers; tested over every
+    code point): floats (written differently, NaN as null) and any other type
+    go to ``json``, and so does whatever orjson refuses (big integers, lone
+    surrogates)."""
+    if _orjson_dumps is not None and _plain(value):
+        try:
+            return _orjson_dumps(value, option=_SORT_KEYS if sort_keys else 0).decode()
+        except _ORJSON_ERRORS:
+            pass
     return (_SORTED if sort_keys else _COMPACT).encode(value)
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _plain(value: object) -> bool:
+    """Whether ``value`` holds only the exact types orjson writes as ``json`` does,
+    nested at most orjson's 255 deep (so a value that holds itself ends the walk)."""
+    if type(value) in _SCALARS:
+        return True
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if level > 255:
+            return False
+        if type(item) is dict:
+            assert isinstance(item, dict)
+            for key, child in item.items():
+                if type(key) is not str:
+                    return False
+                if type(child) not in _SCALARS:
+                    stack.append((child, level + 1))
+        elif type(item) is list or type(item) is tuple:
+            assert isinstance(item, (list, tuple))
+            stack.extend((child, level + 1) for child in item if type(child) not in _SCALARS)
+        elif type(item) not in _SCALARS:
+            return False
+    return True
 
 
 def equal(a: Json, b: Json) -> bool:
