@@ -388,3 +388,12 @@ def test_the_screen_groups_hold_their_keys() -> None:
     assert grouped == {t for t, _ in secrets._SCREEN}
     for key, members in secrets._GROUPS:
         assert all(key in t for t, _ in members)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=24))
+def test_may_hold_secrets_is_false_only_when_no_line_has_one(parts: list[str]) -> None:
+    text = "\n".join(parts)
+    if not secrets.may_hold_secrets(text):
+        assert not any(_unscreened(line) for line in text.splitlines())
+        assert not any(t in text.lower() for t, _ in secrets._SCREEN)

@@ -322,7 +322,7 @@ def may_hold_secrets(text: str) -> bool:
     many lines. Every line is a part of ``text``, so a trigger absent from
     it is absent from each."""
     low = text.lower()
-    return any(trigger in low for trigger, _ in _SCREEN)
+    return any(key in low and any(t in low for t, _ in members) for key, members in _GROUPS)
 
 
 def find_secrets(line: str) -> list[SecretFinding]:
