@@ -266,7 +266,7 @@ def dumps(value: Json, *, sort_keys: bool = False) -> str:
     code point): floats (written differently, NaN as null) and any other type
     go to ``json``, and so does whatever orjson refuses (big integers, lone
     surrogates)."""
-    if _orjson_dumps is not None and _plain(value):
+    if _orjson_dumps is not None and (type(value) in _SCALARS or _plain(value)):
         try:
             return _orjson_dumps(value, option=_SORT_KEYS if sort_keys else 0).decode()
         except _ORJSON_ERRORS:
