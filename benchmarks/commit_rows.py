@@ -10,8 +10,9 @@ n   what *all* the native hooks (``git gasp hooks install``: pre-commit,
     ``-c core.hooksPath=/dev/null``, against ``python -c pass``: target <= 8x;
     n' the same on the 10-commit history, n' / n <= 1.2x.
 
-Each round stages a run (``git gasp run start``, an observation and a tool call,
-not timed), times the hook alone, the hooked commit, then (after ``git reset
+The two histories' rounds are interleaved (600, 10, 600, ...). Each round
+stages a run (``git gasp run start``, an observation and a tool call, not
+timed), times the hook alone, the hooked commit, then (after ``git reset
 --soft HEAD~1``) the unhooked commit of the same index, and ``python -c pass``;
 then resets to the round's start (the run unstarted, its marker removed).
 """
@@ -43,34 +44,33 @@ def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     return took
 
 
-def _history(
-    repo: Path, work: Path, label: str, rounds: int, env: dict[str, str]
-) -> dict[str, Any]:
+def _prepare(repo: Path, work: Path, label: str, env: dict[str, str]) -> Path:
     clone = clone_repo(repo, work / f"commit-{label}")
     install = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
     subprocess.run(install, cwd=clone, env=env, check=True, capture_output=True)
-    hook, hooked, plain, interpreter = [], [], [], []
-    for n in range(rounds + 1):
-        setup_round(clone, env, f"commit-{label}-{n}")
-        gen._git(clone, "add", "--", "state/events.jsonl")
-        message = f"work in progress {n}"
-        took_hook = _timed(
-            [sys.executable, "-m", "git_gasp", "hooks", "run", "pre-commit"], clone, env
-        )
-        took_hooked = _timed(["git", "commit", "-q", "-m", message], clone, env)
-        gen._git(clone, "reset", "-q", "--soft", "HEAD~1")
-        off = ["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", message]
-        took_plain = _timed(off, clone, env)
-        took_pass = _timed([sys.executable, "-c", "pass"], clone, env)
-        # back to HEAD, the run not started: the next round starts its own
-        gen._git(clone, "reset", "-q", "--hard", "HEAD~1")
-        (clone / ".agent" / "RUN").unlink(missing_ok=True)
-        if n:  # the first round warms the caches (the hook's context of HEAD's log)
-            hook.append(took_hook)
-            hooked.append(took_hooked)
-            plain.append(took_plain)
-            interpreter.append(took_pass)
-    shutil.rmtree(clone, ignore_errors=True)
+    return clone
+
+
+def _round(clone: Path, env: dict[str, str], label: str) -> tuple[float, float, float, float]:
+    """One round: (the hook alone, the hooked commit, the unhooked commit,
+    ``python -c pass``), then back to the round's start."""
+    setup_round(clone, env, label)
+    gen._git(clone, "add", "--", "state/events.jsonl")
+    message = f"work in progress {label}"
+    took_hook = _timed([sys.executable, "-m", "git_gasp", "hooks", "run", "pre-commit"], clone, env)
+    took_hooked = _timed(["git", "commit", "-q", "-m", message], clone, env)
+    gen._git(clone, "reset", "-q", "--soft", "HEAD~1")
+    off = ["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", message]
+    took_plain = _timed(off, clone, env)
+    took_pass = _timed([sys.executable, "-c", "pass"], clone, env)
+    # back to HEAD, the run not started: the next round starts its own
+    gen._git(clone, "reset", "-q", "--hard", "HEAD~1")
+    (clone / ".agent" / "RUN").unlink(missing_ok=True)
+    return took_hook, took_hooked, took_plain, took_pass
+
+
+def _summary(times: list[tuple[float, float, float, float]]) -> dict[str, Any]:
+    hook, hooked, plain, interpreter = (list(column) for column in zip(*times, strict=True))
     added = [a - b for a, b in zip(hooked, plain, strict=True)]
     return {
         "hook": statistics.median(hook),
@@ -82,12 +82,32 @@ def _history(
     }
 
 
+def _histories(
+    large: Path, small: Path, work: Path, rounds: int, env: dict[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both histories' rounds interleaved (600, 10, 600, ...), so that other
+    load on the machine weighs on both alike; the first round of each warms
+    the caches (the hook's context of HEAD's log) and is not counted."""
+    clones = {
+        "large": _prepare(large, work, "large", env),
+        "small": _prepare(small, work, "small", env),
+    }
+    times: dict[str, list[tuple[float, float, float, float]]] = {"large": [], "small": []}
+    for n in range(rounds + 1):
+        for label, clone in clones.items():
+            took = _round(clone, env, f"commit-{label}-{n}")
+            if n:
+                times[label].append(took)
+    for clone in clones.values():
+        shutil.rmtree(clone, ignore_errors=True)
+    return _summary(times["large"]), _summary(times["small"])
+
+
 def bench_commits(
     small: Path, large: Path, work: Path, rounds: int
 ) -> tuple[list[Row], dict[str, Any]]:
     env = close_env(work)
-    big = _history(large, work, "large", rounds, env)
-    little = _history(small, work, "small", rounds, env)
+    big, little = _histories(large, small, work, rounds, env)
     py = statistics.median([big["interpreter"], little["interpreter"]])
     hook_x = big["hook"] / py
     commit_x = big["added"] / py

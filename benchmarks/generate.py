@@ -46,7 +46,15 @@ from typing import Any
 
 from agentsim import T0_MS, AgentSim, RunRecord
 from logs import default_events, iter_runs, write_log
-from repofiles import COMMITTER, GIT_ENV, JOURNAL_HEADER, commit_message, static_files
+from repofiles import (
+    COMMITTER,
+    GIT_ENV,
+    JOURNAL_HEADER,
+    SOCIAL_FACTS,
+    commit_message,
+    social_fact,
+    static_files,
+)
 
 _PATCH_CREATE = re.compile(rb'"CreateNode":\{"id":"(patch_[0-9a-f]{32})","kind":"patch"')
 
@@ -68,8 +76,13 @@ def generate(
     target_log_bytes: int = 4_000_000,
     seed: int = 1,
     events: int | None = None,
+    social: bool = False,
 ) -> str:
-    """Create ``dest`` as a git repository with ``commits`` run commits; returns HEAD."""
+    """Create ``dest`` as a git repository with ``commits`` run commits; returns HEAD.
+
+    ``social``: the real agent's shape, a second facts file
+    (:data:`repofiles.SOCIAL_FACTS`) that AGENT.md's Locations table names,
+    appended every commit with the others."""
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise FileExistsError(f"{dest} exists and is not empty")
@@ -77,7 +90,7 @@ def generate(
     records = list(iter_runs(seed, commits, events, target_log_bytes))  # ~B bytes of text
     dest.mkdir(parents=True, exist_ok=True)
     _git(dest, "init", "-q", "-b", "main")
-    static = static_files()
+    static = static_files(social)
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
             ["git", "-C", str(dest), "fast-import", "--quiet", "--done"],
@@ -88,7 +101,7 @@ def generate(
         )
         assert proc.stdin is not None
         try:
-            _stream(proc.stdin, records, static)
+            _stream(proc.stdin, records, static, social)
             proc.stdin.close()
         except BrokenPipeError:
             pass
@@ -99,20 +112,25 @@ def generate(
     return _git(dest, "rev-parse", "HEAD").strip()
 
 
-def _stream(out: Any, records: list[RunRecord], static: dict[str, bytes]) -> None:
+def _stream(
+    out: Any, records: list[RunRecord], static: dict[str, bytes], social: bool = False
+) -> None:
     """The fast-import stream. Each file's versions are written consecutively
     (fast-import deltas a blob against the previous blob it stored), then the
     commits refer to them by mark."""
     n = len(records)
-    files = (
-        ("state/events.jsonl", "", lambda r: r.log),
-        ("memory/facts.jsonl", "", lambda r: r.fact),
-        ("journal/JOURNAL.md", JOURNAL_HEADER, lambda r: r.journal),
-    )
+    files: list[tuple[str, str, Any]] = [
+        ("state/events.jsonl", "", lambda r, i: r.log),
+        ("memory/facts.jsonl", "", lambda r, i: r.fact),
+        ("journal/JOURNAL.md", JOURNAL_HEADER, lambda r, i: r.journal),
+    ]
+    if social:
+        files.append((SOCIAL_FACTS, "", lambda r, i: social_fact(r.run_id, r.ts_ms, i)))
+    width = len(files)
     for f, (_, header, part) in enumerate(files):
         acc = bytearray(header.encode())
         for i, record in enumerate(records):
-            acc += part(record).encode()
+            acc += part(record, i).encode()
             out.write(b"blob\nmark :%d\ndata %d\n" % (f * n + i + 1, len(acc)))
             out.write(acc)
             out.write(b"\n")
@@ -120,7 +138,7 @@ def _stream(out: Any, records: list[RunRecord], static: dict[str, bytes]) -> Non
         msg = commit_message(record.run_id, record.goal_id, record.outcome).encode()
         when = f"{record.ts_ms // 1000} +0000"
         out.write(
-            f"commit refs/heads/main\nmark :{3 * n + i + 1}\n"
+            f"commit refs/heads/main\nmark :{width * n + i + 1}\n"
             f"author {COMMITTER} {when}\ncommitter {COMMITTER} {when}\n".encode()
         )
         out.write(b"data %d\n%s\n" % (len(msg), msg))
@@ -162,16 +180,19 @@ def append_run(dest: str | os.PathLike[str], seed: int = 1, pairs: int = 7) -> s
     sim = AgentSim(rng, int(last.get("ts_ms", T0_MS)), goal_id, patches, fact.get("id"))
     events_so_far = data.count(b"\n") or 1
     record = sim.run(pairs, 2 * pairs * len(data) // events_so_far)
-    for rel, text in (
+    appended = [
         ("state/events.jsonl", record.log),
         ("memory/facts.jsonl", record.fact),
         ("journal/JOURNAL.md", record.journal),
-    ):
+    ]
+    if (dest / SOCIAL_FACTS).is_file():
+        appended.append((SOCIAL_FACTS, social_fact(record.run_id, record.ts_ms, count)))
+    for rel, text in appended:
         with open(dest / rel, "a", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     when = f"{record.ts_ms // 1000} +0000"
     date_env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
-    _git(dest, "add", "--", "state/events.jsonl", "memory/facts.jsonl", "journal/JOURNAL.md")
+    _git(dest, "add", "--", *(rel for rel, _ in appended))
     _git(
         dest,
         "-c",
@@ -195,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bytes", type=int, default=4_000_000, help="target final log size")
     p.add_argument("--events", type=int, default=None, help="events in all (default ~bytes/500)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--social", action="store_true", help="a second facts file AGENT.md's Locations names"
+    )
     p = sub.add_parser("append", help="append one run commit to a generated repository")
     p.add_argument("dest")
     p.add_argument("--seed", type=int, default=1)
@@ -205,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.cmd == "repo":
-        head = generate(args.dest, args.commits, args.bytes, args.seed, args.events)
+        head = generate(args.dest, args.commits, args.bytes, args.seed, args.events, args.social)
         print(f"{args.dest}: {args.commits} commits, HEAD {head}")
     elif args.cmd == "append":
         print(append_run(args.dest, args.seed))

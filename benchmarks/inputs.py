@@ -37,10 +37,16 @@ GEN_VERSION = hashlib.sha256(
 ).hexdigest()[:16]
 
 
-def ensure_repo(base: Path, commits: int, log_bytes: int, seed: int) -> tuple[Path, float]:
-    """A generated history under ``base`` (reused when its marker matches)."""
-    path = base / f"repo-{commits}c-{log_bytes}b-s{seed}"
+def ensure_repo(
+    base: Path, commits: int, log_bytes: int, seed: int, social: bool = False
+) -> tuple[Path, float]:
+    """A generated history under ``base`` (reused when its marker matches);
+    ``social``: the real agent's shape (a second facts file AGENT.md names)."""
+    shape = "-social" if social else ""
+    path = base / f"repo-{commits}c-{log_bytes}b-s{seed}{shape}"
     params = {"commits": commits, "log_bytes": log_bytes, "seed": seed, "gen": GEN_VERSION}
+    if social:
+        params["social"] = True
     marker = path / ".git" / "gasp-bench.json"
     if marker.is_file():
         try:
@@ -60,7 +66,7 @@ def ensure_repo(base: Path, commits: int, log_bytes: int, seed: int) -> tuple[Pa
         shutil.rmtree(path)
     log(f"generating {commits}-commit history in {path} ...")
     t0 = time.perf_counter()
-    head = gen.generate(path, commits=commits, target_log_bytes=log_bytes, seed=seed)
+    head = gen.generate(path, commits=commits, target_log_bytes=log_bytes, seed=seed, social=social)
     took = time.perf_counter() - t0
     marker.write_text(json.dumps({"params": params, "head": head}))
     log(f"generated in {took:.1f} s (HEAD {head[:12]})")

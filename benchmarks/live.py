@@ -7,10 +7,11 @@ On a 600-run agent repository (generated with benchmarks/generate.py unless
 ``git-gasp`` script, ``adapt hook claude-code --repo R``, a PostToolUse
 payload on stdin) against ``python -c pass``, interleaved in the same run,
 median and p99 of the wall time (target: median <= 2x); and SessionStart with
-its rehydration document, from the cache a flush leaves (target <= 0.5 s) and
-with no cache (the first session start); and Stop, which also starts a
-detached flush (the agent waits only for the fork). Prints the figures; asserts nothing
-(STYLE 13).
+its rehydration document, from the cache a flush leaves (target <= 0.5 s),
+with no cache (the first session start), and with a stale cache (the log
+changed outside a flush: remade detached, waited for until 0.3 s after the
+handler started); and Stop, which also starts a detached flush (the agent
+waits only for the fork). Prints the figures; asserts nothing (STYLE 13).
 """
 
 from __future__ import annotations
@@ -75,6 +76,21 @@ def _row(name: str, samples: list[float], base: tuple[float, float] | None = Non
     print(text, flush=True)
 
 
+def _settle(cache: str, repo: str) -> None:
+    """Wait until the detached refresh has kept the current document."""
+    from git_gasp.live.rehydrate import cache_key
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with open(cache, encoding="utf-8") as fh:
+                if json.load(fh).get("key") == cache_key(repo):
+                    return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+
+
 def measure(repo: str, runs: int) -> None:
     env = {**os.environ, "GASP_LIVE_FLUSH": "off"}
     hook = [*_script(), "adapt", "hook", "claude-code", "--repo", repo]
@@ -99,6 +115,13 @@ def measure(repo: str, runs: int) -> None:
         warm.append(_wall(hook, start, env))
     _row("handler, SessionStart, rehydration cached", warm, base)
     _row("handler, SessionStart, no cache (first start)", cold, base)
+    log = os.path.join(repo, "state", "events.jsonl")
+    stale = []
+    for _ in range(max(3, runs // 10)):
+        os.utime(log)  # the log changed outside a flush: the kept document is stale
+        stale.append(_wall(hook, start, env))
+        _settle(cache, repo)
+    _row("handler, SessionStart, stale cache (remade detached)", stale, base)
     spooled = os.path.join(repo, ".git", "gasp", "live", "spool")
     shutil.rmtree(spooled, ignore_errors=True)  # the tool calls above are not flushed
     stop = _payload("Stop", repo)  # no transcript, no tool call: its flush appends nothing

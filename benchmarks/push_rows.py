@@ -21,6 +21,7 @@ without the hook, which is installed afterwards); for o they are empty.
 
 from __future__ import annotations
 
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,13 +39,17 @@ REWRITTEN = 100
 TARGET = 1.0  # seconds the hook may add
 
 
-def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """The wall and CPU seconds (every process of the push) of ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
     took = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr.decode(errors='replace')}")
-    return took
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return took, cpu
 
 
 def _server(work: Path, name: str, source: Path, hooked: bool, env: dict[str, str]) -> Path:
@@ -105,10 +110,13 @@ def _pair(
     work: Path, clone: Path, push: list[str], rounds: int, env: dict[str, str]
 ) -> dict[str, Any]:
     hooked, plain = [], []
+    cpu: dict[bool, list[float]] = {True: [], False: []}
     for _ in range(rounds):
         for is_hooked, times in ((True, hooked), (False, plain)):
             server = _server(work, f"push-{'h' if is_hooked else 'p'}", clone, is_hooked, env)
-            times.append(_timed(["git", "push", "-q", str(server), *push], clone, env))
+            took, used = _timed(["git", "push", "-q", str(server), *push], clone, env)
+            times.append(took)
+            cpu[is_hooked].append(round(used, 3))
     for name in ("push-h", "push-p"):
         shutil.rmtree(work / name, ignore_errors=True)
     added = [a - b for a, b in zip(hooked, plain, strict=True)]
@@ -117,6 +125,7 @@ def _pair(
         "plain": statistics.median(plain),
         "added": statistics.median(added),
         "all": [[round(a, 3), round(b, 3)] for a, b in zip(hooked, plain, strict=True)],
+        "cpu": [list(x) for x in zip(cpu[True], cpu[False], strict=True)],
     }
 
 

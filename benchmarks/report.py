@@ -254,6 +254,36 @@ def _close_profile_lines(runs: int, prof: dict[str, Any]) -> list[str]:
     return out
 
 
+def _note_real(r: dict[str, Any]) -> list[str]:
+    return ["real-shaped " + _note_repo(r)[0] + " (rows l, r, s)"]
+
+
+def _note_check(o: dict[str, Any]) -> list[str]:
+    return [
+        f"r: check --no-cache and the floor alternating, 1 warm-up each; check {o['check']} s, "
+        f"floor {o['floor']} s ({o['floor_versions']} versions, "
+        f"{o['floor_bytes'] / 1e9:.2f} GB read); load {[round(x, 1) for x in o['loadavg']]}",
+        f"r': warm check after each of {len(o['warm'])} appended run commits: {o['warm']} s",
+        f"r, r': CPU seconds (user+system, whole process trees): check {o['check_cpu']}, "
+        f"floor {o['floor_cpu']}, warm {o['warm_cpu']}",
+    ]
+
+
+def _note_push(p: dict[str, Any]) -> list[str]:
+    return [
+        f"s: whole-history pushes after a warm-up round, hooked {p['hooked']} s, "
+        f"plain {p['plain']} s; CPU seconds (every process of the push) hooked "
+        f"{p['hooked_cpu']}, plain {p['plain_cpu']}; load at the end {p['loadavg']:.1f}"
+    ]
+
+
+def _note_l(d: dict[str, Any]) -> list[str]:
+    return [
+        f"l: rounds [hooked, plain] s: {d['refs']['all']}; CPU s: {d['refs']['cpu']}",
+        f"l': rounds [hooked, plain] s: {d['forced']['all']}; CPU s: {d['forced']['cpu']}",
+    ]
+
+
 # the notes of each row measured (a key of the details), in the order printed
 _NOTES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (
     ("a", _note_a),
@@ -266,4 +296,8 @@ _NOTES: tuple[tuple[str, Callable[[dict[str, Any]], list[str]]], ...] = (
     ("e", report_record),
     ("f", report_close),
     ("k", note_k),
+    ("real_repo", _note_real),
+    ("l", _note_l),
+    ("r", _note_check),
+    ("s", _note_push),
 )

@@ -13,9 +13,11 @@ g     ``git gasp restore`` and its seeded fold (``restore_rows``), and over a
       ``file://`` URL, partial clones served and not (``restore_url_rows``);
 h-j   the pre-commit and pre-receive hooks (``hook_rows``);
 k     a hook's imports against the command line's (``import_rows``);
-l     pushes of many refs and a forced push, hooked and not (``push_rows``);
+l     pushes of many refs and a forced push, hooked and not, on the real-shaped
+      history (``push_rows``);
 m, n  the pre-commit hook and all native hooks on one commit (``commit_rows``);
-o     the onboarding push of issue 15's shapes, hooked and not (``push_rows``).
+o     the onboarding push of issue 15's shapes, hooked and not (``push_rows``);
+r, s  check and a whole push on the real-shaped history (``real_rows``).
 
 The shared harness (sizes, targets, timing, medians, processes) is
 ``harness``; the cached inputs ``inputs``; the table and its notes
@@ -49,6 +51,7 @@ import hook_rows  # noqa: E402
 import import_rows  # noqa: E402
 import inputs  # noqa: E402
 import push_rows  # noqa: E402
+import real_rows  # noqa: E402
 import record_rows  # noqa: E402
 import restore_rows  # noqa: E402
 import restore_url_rows  # noqa: E402
@@ -64,6 +67,7 @@ class Benchmarks:
         self.rows: list[Row] = []
         self.details: dict[str, Any] = {}
         self._repo: Path | None = None
+        self._real: Path | None = None
 
     def repo(self) -> Path:
         """The large generated history (rows b-h), made or reused once."""
@@ -75,6 +79,18 @@ class Benchmarks:
             self.details["repo"] = inputs.repo_facts(path, took)
             self._repo = path
         return self._repo
+
+    def real_repo(self) -> Path:
+        """The history shaped like the real one (rows l, r, s): 639 commits, a
+        second facts file AGENT.md's Locations names, all appended every commit."""
+        if self._real is None:
+            sizes = self.sizes
+            path, took = inputs.ensure_repo(
+                self.work, sizes["real_commits"], sizes["log_bytes"], self.seed, social=True
+            )
+            self.details["real_repo"] = inputs.repo_facts(path, took)
+            self._real = path
+        return self._real
 
     def small_repo(self) -> Path:
         """The short history, at the long one's density (events and bytes per run)."""
@@ -148,7 +164,7 @@ class Benchmarks:
         self.details["k"] = d
 
     def step_l(self) -> None:
-        r, d = push_rows.bench_pushes(self.repo(), self.work, rounds=3)
+        r, d = push_rows.bench_pushes(self.real_repo(), self.work, rounds=3)
         self.rows.extend(r)
         self.details["l"] = d
 
@@ -161,6 +177,16 @@ class Benchmarks:
         r, d = push_rows.bench_onboarding(self.work, rounds=3 if self.quick else 5)
         self.rows.extend(r)
         self.details["o"] = d
+
+    def step_r(self) -> None:
+        r, d = real_rows.bench_check(self.real_repo(), self.work, rounds=5, seed=self.seed)
+        self.rows.extend(r)
+        self.details["r"] = d
+
+    def step_s(self) -> None:
+        row, d = real_rows.bench_push(self.real_repo(), self.work, rounds=3)
+        self.rows.append(row)
+        self.details["s"] = d
 
     def steps(self, only: str) -> list[tuple[str, Callable[[], None]]]:
         """The steps of the rows asked for, in the table's order."""
@@ -177,6 +203,8 @@ class Benchmarks:
             ("l", self.step_l),
             ("m", self.step_m),
             ("o", self.step_o),
+            ("r", self.step_r),
+            ("s", self.step_s),
         )
         return [(key, fn) for key, fn in every if key in only]
 
@@ -197,7 +225,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--only",
-        default="abcdefghklmo",
+        default="abcdefghklmors",
         help="run only these rows (letters; h also runs i and j), e.g. 'ab'",
     )
     return ap.parse_args(argv)

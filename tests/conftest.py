@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,38 @@ def committed_repo(repo: Path, files: Mapping[str, bytes | None]) -> Path:
     git(repo, "init", "-q")
     commit_all(repo, "fixture")
     return repo
+
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOK_SOURCES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "git_gasp", "man")
+
+
+@pytest.fixture(scope="session")
+def precommit_hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A committed copy of this project, what a user's config points the
+    pre-commit framework at, and an environment whose ``PRE_COMMIT_HOME``
+    every test of the ``pre-commit-framework`` xdist group shares, so the
+    framework builds the hooks' environment once for a config naming it
+    (``try-repo`` always builds its own). pip builds git-gasp without build
+    isolation: the framework's virtualenv holds setuptools already."""
+    base = tmp_path_factory.mktemp("framework")
+    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(HERMETIC, HOME=str(base), PRE_COMMIT_HOME=str(base / "pre-commit"))
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env["PIP_NO_BUILD_ISOLATION"] = "0"  # pip's spelling of --no-build-isolation
+    repo = base / "git-gasp"
+    repo.mkdir()
+    for name in HOOK_SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree(source, repo / name, ignore=ignore)
+        else:
+            shutil.copy(source, repo / name)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "hooks"]):
+        subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True)
+    return repo, env
 
 
 @pytest.fixture

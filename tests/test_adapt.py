@@ -375,3 +375,16 @@ def test_a_symlinked_settings_file_is_written_where_it_leads(
     assert run_cli(capsys, "adapt", "claude-code", "install", "--repo", str(agent))[0] == 0
     assert link.is_symlink() and _ours(json.loads(dotfiles.read_text()))
     assert json.loads(dotfiles.read_text())["model"] == "opus"
+
+
+def test_install_says_when_commits_here_would_not_carry_the_session(
+    agent: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run_cli(capsys, "adapt", "claude-code", "install", "--repo", str(agent))
+    assert code == 0
+    (hint,) = [line for line in out.splitlines() if "prepare-commit-msg" in line]
+    assert hint.startswith("note: ") and f"git gasp hooks install --repo {project}" in hint
+    assert "the events of the newest version (--agent-version VERSION" in out
+    assert run_cli(capsys, "hooks", "install", "--repo", str(project))[0] == 0
+    code, out, _ = run_cli(capsys, "adapt", "claude-code", "install", "--repo", str(agent))
+    assert code == 0 and "prepare-commit-msg" not in out

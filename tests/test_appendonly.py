@@ -278,3 +278,49 @@ def test_one_merge_rule_for_hooks_and_check() -> None:
     assert merge_problem(crossed, base + b"t1\no1\n") is None
     assert merge_problem(crossed, base + b"o1\nt1\nx\n") is None
     assert merge_problem(crossed, base + b"o1\n") is not None
+
+
+def test_prefixes_hashed_in_the_background_are_waited_for() -> None:
+    """The hooks hash versions in two threads while they judge: a version's
+    answer is waited for when asked, and one that is no prefix stays unknown."""
+    from git_gasp.core.appendonly import Anchors, test_in_background
+
+    versions = [b"".join(b"line %d\n" % i for i in range(n)) for n in range(1, 30)]
+    edited = b"LINE 0\n" + versions[5][7:]
+    store = {_blob(v).oid: v for v in [*versions, edited]}
+    reads: list[str] = []
+
+    def read(oid: str) -> bytes:
+        reads.append(oid)
+        return store[oid]
+
+    anchors = Anchors(read, "sha1", lossy_utf8=False)
+    newest = _blob(versions[-1])
+    first = anchors.anchor(newest)
+    assert first == newest.oid
+    blobs = [_blob(v) for v in versions] + [_blob(edited)]
+    test_in_background((anchors, b, first) for b in blobs)
+    assert all(anchors.known(b.oid) == first for b in blobs[:-1])
+    assert anchors.known(_blob(edited).oid) is None
+    assert anchors.same_line(blobs[3], blobs[10]) and not anchors.same_line(blobs[10], blobs[3])
+    assert anchors.pending == {}
+    assert reads == [newest.oid]  # every other version was recognised by hashing
+
+
+def test_read_many_reads_objects_in_one_round_trip(tmp_path: Path) -> None:
+    """BlobReader.read_many: every object once, in any number (more than a
+    pipe holds); a missing one is a GitError and the reader starts afresh."""
+    repo = new_repo(tmp_path)
+    for n in range(3):
+        write(repo, EVENTS, "".join(f"event {i} {'x' * 300}\n" for i in range(200 * (n + 1))))
+        commit_all(repo, f"run {n}")
+    commits = git(repo, "rev-list", "HEAD").split()
+    blobs = [git(repo, "rev-parse", f"{c}:{EVENTS}").strip() for c in commits]
+    with gitrepo.BlobReader(str(repo)) as reader:
+        found = reader.read_many([*commits, *blobs, blobs[0]])
+        assert list(found) == [*commits, *blobs]
+        assert found[blobs[0]] == (repo / EVENTS).read_bytes()
+        assert found[commits[0]].startswith(b"tree ")
+        with pytest.raises(gitrepo.GitError, match="cannot read object"):
+            reader.read_many([blobs[1], "0" * 40, blobs[2]])
+        assert reader.read(blobs[2]) == found[blobs[2]]

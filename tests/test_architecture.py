@@ -47,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
         "restore",
         "view",
         "check",
+        "hooks",
         "__init__",
     }
     | BASE,

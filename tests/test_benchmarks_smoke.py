@@ -144,3 +144,40 @@ def test_log_text_has_the_requested_events_and_kinds() -> None:
     assert RUN_KINDS <= set(kinds)
     assert kinds["state.ops_applied"] == 1000
     assert text == log_text(events=2000, target_bytes=1_000_000, seed=5)
+
+
+def test_real_shaped_history_is_conformant_and_pushes_through_the_hook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rows l, r and s's history: a second facts file AGENT.md's Locations
+    names, appended every commit; all seven checks pass, one more run commit
+    appends to it too, and the server hook takes the whole history (no
+    onboarding option) as git-gasp's default rules judge it."""
+    from git_gasp.core.locations import parse_locations
+
+    repo = tmp_path / "agent"
+    gen.generate(repo, commits=12, target_log_bytes=60_000, seed=7, social=True)
+    manifest = (repo / "AGENT.md").read_text(encoding="utf-8")
+    locations, warnings = parse_locations(manifest)
+    assert locations["facts"] == ("memory/facts.jsonl", "memory/social_facts.jsonl")
+    assert warnings == []
+    social = repo / "memory" / "social_facts.jsonl"
+    assert len(social.read_text(encoding="utf-8").splitlines()) == 12
+    assert git(repo, "log", "--format=%H", "--", "memory/social_facts.jsonl").count("\n") == 12
+    assert check_json(repo, capsys, "--no-cache")["conformant"]
+    gen.append_run(repo, seed=7)
+    assert len(social.read_text(encoding="utf-8").splitlines()) == 13
+    assert check_json(repo, capsys)["conformant"]
+
+    server = tmp_path / "server.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(server)], check=True)
+    assert (
+        main(["hooks", "install", "--server", "--python", sys.executable, "-C", str(server)]) == 0
+    )
+    pushed = subprocess.run(
+        ["git", "-C", str(repo), "push", str(server), "HEAD:refs/heads/main"],
+        capture_output=True,
+        text=True,
+    )
+    assert pushed.returncode == 0, pushed.stderr
+    assert git(server, "rev-parse", "main") == git(repo, "rev-parse", "HEAD")

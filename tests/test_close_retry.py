@@ -79,3 +79,58 @@ def test_a_stale_index_lock_is_named_with_the_command_to_clear_it(tmp_path: Path
     again = _close(root)
     assert again.returncode == 0, again.stderr
     assert _kinds(root).count("run.finished") == 1
+
+
+# A reference-transaction hook that SIGKILLs the next git to move a ref once
+# it has (and, when the trigger file says "both", the process that started
+# it): the index.lock git commit held stays. One shot: it removes the trigger.
+KILL_GIT = """#!/bin/sh
+[ "$1" = committed ] && [ -f "$GASP_TEST_KILL_GIT" ] || exit 0
+what=$(cat "$GASP_TEST_KILL_GIT"); rm -f "$GASP_TEST_KILL_GIT"
+[ "$what" = both ] && kill -9 "$(ps -o ppid= -p "$PPID" | tr -d ' ')"
+kill -9 "$PPID"
+"""
+
+
+def kill_git_after_head_moves(root: Path, what: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arm the hook once; ``what``: "git", or "both" (git and its parent)."""
+    hooks = root / git(root, "rev-parse", "--git-path", "hooks").strip()
+    hooks.mkdir(parents=True, exist_ok=True)
+    (hooks / "reference-transaction").write_text(KILL_GIT)
+    (hooks / "reference-transaction").chmod(0o755)
+    trigger = root.parent / "kill-git"
+    trigger.write_text(what)
+    monkeypatch.setenv("GASP_TEST_KILL_GIT", str(trigger))
+
+
+def _clear(root: Path, warning: str) -> None:
+    """Follow the warning's own commands (rm the locks, reset the paths)."""
+    command = warning.split("if none is running: ", 1)[1].strip()
+    subprocess.run(["sh", "-c", command], cwd=root, check=True)
+    assert git(root, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("killed", ["git", "both"])
+def test_a_git_killed_after_moving_head_is_reported_as_the_commit_made(
+    tmp_path: Path, killed: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "agent"
+    init_repo(str(root), "evolve")
+    with Agent.open(str(root), worker="w") as agent:
+        run = agent.start_run("git killed")
+    kill_git_after_head_moves(root, killed, monkeypatch)
+    first = _close(root)
+    head = git(root, "rev-parse", "HEAD").strip()
+    assert git(root, "log", "-1", "--format=%(trailers:key=Run-Id,valueonly)").strip() == run
+    done = first if killed == "git" else _close(root)  # the close killed too: run it again
+    if killed == "both":
+        assert first.returncode == -signal.SIGKILL
+    assert done.returncode == 0, done.stderr
+    assert f"closed {run}: commit {head[:12]}" in done.stdout  # never "no commit"
+    assert "note written" in done.stdout  # the --session note is written, not skipped
+    lock = root / ".git/index.lock"
+    assert f"git's lock files are left over ({lock}" in done.stderr
+    _clear(root, done.stderr)
+    assert _kinds(root).count("run.finished") == 1
+    assert git(root, "rev-parse", "HEAD").strip() == head  # no second commit
+    assert [r.failures for r in run_all(str(root))] == [()] * 7

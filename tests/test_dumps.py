@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from git_gasp.core import jsonvalue
 from git_gasp.core.jsonvalue import dumps
 
+jsonvalue._accelerate()  # as a parse does before an import encodes its events
 _COMPACT = {"separators": (",", ":"), "ensure_ascii": False, "allow_nan": False}
 
 _SCALAR = (

@@ -84,6 +84,9 @@ def test_recorded_in_claude_code_handed_to_codex_knows_the_last_outcome(
     assert loaded.startswith("# Rules\n\nUse tabs.\n")
     recent = loaded[loaded.index("## Recent runs") :]
     assert f"`{closed['run_id']}`" in recent and f"): {outcome}" in recent
+    # the run's line says what the session was asked, too
+    (line,) = [x for x in recent.splitlines() if closed["run_id"] in x]
+    assert line.endswith(f"): {outcome} — Fix the retry bug in src/retry.py and run the tests")
 
     monkeypatch.chdir(codex_work)
     _json(capsys, "adapt", "codex", "install", "--repo", str(agent))

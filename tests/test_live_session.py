@@ -105,6 +105,16 @@ def test_a_scripted_session_recorded_live(
     live_usage = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
     import_usage = _run_json(capsys, "usage", "--repo", str(fresh))["rows"]
     assert live_usage == import_usage and live_usage
+    # the boundary commit and the run say what the import's say: the same
+    # message (Run-Id, Goal, Outcome, Agent-Session) and the same task
+    assert body == git(fresh, "log", "-1", "--format=%B")
+    assert _started(agent) == _started(fresh) and _started(agent)["task"]
+
+
+def _started(repo: Path) -> dict[str, Any]:
+    """The payload of the log's last run.started."""
+    lines = (repo / "state" / "events.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["kind"] == "run.started"][-1]["payload"]
 
 
 def test_the_lazy_close_and_run_close(
@@ -358,3 +368,83 @@ def test_a_codex_subagents_rollout_joins_its_parents_run_as_an_import_does(
     _run_json(capsys, "import", "codex", str(rollouts), "--repo", str(fresh))
     live_usage = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
     assert live_usage == _run_json(capsys, "usage", "--repo", str(fresh))["rows"]
+
+
+def test_usage_reads_the_agent_repository_it_is_run_in(
+    setup: tuple[Path, Path, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    agent, _, transcript = setup
+    _run_json(capsys, "import", "claude-code", transcript, "--repo", str(agent))
+    expected = _run_json(capsys, "usage", "--repo", str(agent))["rows"]
+    monkeypatch.delenv("GASP_AGENT_REPO", raising=False)
+    monkeypatch.chdir(agent)
+    assert _run_json(capsys, "usage")["rows"] == expected and expected
+    monkeypatch.chdir(agent.parent)  # not an agent repository, none named: one line, a hint
+    capsys.readouterr()
+    assert main(["usage"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no agent repository to read\nhint: pass --repo PATH")
+
+
+def test_session_start_hands_identity_skills_memory_goals_tasks_and_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from git_gasp.agent import Agent, close_run
+    from tests.conftest import commit_all
+
+    agent_repo = tmp_path / "agent"
+    assert main(["init", str(agent_repo), "--agent-id", "live"]) == 0
+    folder = agent_repo / "skills" / "deploy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: deploy\ndescription: ship a release\n---\nGo.\n")
+    commit_all(agent_repo, "a skill")
+    with Agent.open(str(agent_repo)) as agent:
+        goal = agent.record_goal(None, "Make retry reliable")
+        run = agent.start_run("fix the retry counter", goal)
+        task = agent.record_task(None, "Add a test for the timeout", goal=goal)
+        close_run(agent, "completed")
+    assert main(["fact", "add", "retries use exponential backoff", "-C", str(agent_repo)]) == 0
+    capsys.readouterr()
+    payload = L.claude("SessionStart", L.CC_NEW, SID, None, str(tmp_path))
+    out = json.loads(hook(agent_repo, payload).stdout)["hookSpecificOutput"]
+    context = out["additionalContext"]
+    assert out["hookEventName"] == "SessionStart" and len(context) <= 9000
+    assert "I am live." in context  # identity
+    assert "deploy" in context and "ship a release" in context  # the skill index
+    assert "retries use exponential backoff" in context  # active memory and facts
+    assert goal in context and "Make retry reliable" in context  # open goals
+    assert task in context and "Add a test for the timeout" in context  # open tasks
+    assert run in context and "completed" in context  # the last run and its outcome
+
+
+def test_a_stale_document_is_made_again_without_keeping_the_agent_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from git_gasp.live import rehydrate
+
+    agent_repo = tmp_path / "agent"
+    assert main(["init", str(agent_repo), "--agent-id", "live"]) == 0
+    monkeypatch.chdir(tmp_path)  # the install writes .claude/settings.local.json here
+    assert main(["adapt", "claude-code", "install", "--repo", str(agent_repo)]) == 0  # makes it
+    assert main(["fact", "add", "retries use exponential backoff", "-C", str(agent_repo)]) == 0
+    payload = L.claude("SessionStart", L.CC_NEW, SID, None, str(tmp_path))
+    monkeypatch.setenv("GASP_LIVE_FAULT", "slow-context")  # the new one takes 2 s to make
+    out = hook(agent_repo, payload).stdout
+    kept = rehydrate._kept(str(agent_repo))
+    assert kept and kept["key"] != rehydrate.cache_key(str(agent_repo))  # not awaited
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(rehydrate.STALE) and "exponential backoff" not in context
+    monkeypatch.delenv("GASP_LIVE_FAULT")
+    deadline = time.monotonic() + 120
+    while not (kept := rehydrate._kept(str(agent_repo))) or kept["key"] != rehydrate.cache_key(
+        str(agent_repo)
+    ):
+        assert time.monotonic() < deadline, "the detached refresh never finished"
+        time.sleep(0.1)
+    context = json.loads(hook(agent_repo, payload).stdout)["hookSpecificOutput"]
+    assert "exponential backoff" in context["additionalContext"]
+    assert not context["additionalContext"].startswith(rehydrate.STALE)
+    git(agent_repo, "config", "gasp.live.rehydrate", "false")  # off: at once, never the old one
+    assert hook(agent_repo, payload).stdout == b""

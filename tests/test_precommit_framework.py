@@ -3,49 +3,24 @@ with this repository as the hook repository (`.pre-commit-hooks.yaml`)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import HERMETIC, git
+from .conftest import git
 
-ROOT = Path(__file__).resolve().parent.parent
 LOG = "state/events.jsonl"
-SOURCES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "git_gasp", "man")
 
-# one worker builds the module's hook repository and pre-commit environments
+# one worker builds the hook repository and pre-commit environments
+# (test_sessions' framework test shares them: tests/conftest.precommit_hooks)
 pytestmark = pytest.mark.xdist_group("pre-commit-framework")
 
 
-def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(HERMETIC, HOME=str(home), PRE_COMMIT_HOME=str(home / "pre-commit"))
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    return env
-
-
-@pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A committed copy of this project: what a user's config points pre-commit at."""
-    base = tmp_path_factory.mktemp("framework")
-    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-    env = _env(base)
-    repo = base / "git-gasp"
-    repo.mkdir()
-    for name in SOURCES:
-        source = ROOT / name
-        if source.is_dir():
-            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-            shutil.copytree(source, repo / name, ignore=ignore)
-        else:
-            shutil.copy(source, repo / name)
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "hooks"]):
-        subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True)
-    return repo, env
+@pytest.fixture
+def hook_repo(precommit_hooks: tuple[Path, dict[str, str]]) -> tuple[Path, dict[str, str]]:
+    return precommit_hooks
 
 
 def _demo(path: Path, env: dict[str, str]) -> Path:

@@ -397,3 +397,25 @@ def test_may_hold_secrets_is_false_only_when_no_line_has_one(parts: list[str]) -
     if not secrets.may_hold_secrets(text):
         assert not any(_unscreened(line) for line in text.splitlines())
         assert not any(t in text.lower() for t, _ in secrets._SCREEN)
+
+
+def test_lines_to_scan_names_every_line_with_a_trigger() -> None:
+    """check_lines screens a chunk at once: exactly the lines where some
+    rule's trigger appears (in any case) are scanned, so no finding is lost."""
+    from git_gasp.core.secrets import _SCREEN, lines_to_scan
+
+    lines = [
+        "plain prose with nothing to see",
+        "an ACCESS_TOKEN here",
+        "",
+        "x SK-ant-abc and ghp_ in one line",
+        "İstanbul passw",  # lowering changes the length before the trigger
+        "no newline inside a trigger: sk\n-",
+        "last line github_pat_",
+    ]
+    text = "\n".join(lines)
+    expected = {
+        i for i, line in enumerate(text.split("\n")) if any(t in line.lower() for t, _ in _SCREEN)
+    }
+    assert lines_to_scan(text) == expected == {1, 3, 4, 7}
+    assert lines_to_scan("") == set()

@@ -28,7 +28,7 @@ from git_gasp.sessions.query import commit_sessions, is_squash
 from git_gasp.sessions.transcripts import ARTIFACT_KIND
 from git_gasp.sessions.who import line_ranges, parse_blame, parse_target
 
-from .conftest import HERMETIC, git
+from .conftest import git
 from .conftest import run_cli as main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -303,24 +303,14 @@ def test_native_hook_does_not_stamp_a_rebase(hooked: Path) -> None:
     assert sessions_in(hooked) == []
 
 
-def test_pre_commit_framework_hook(work: Path, tmp_path: Path) -> None:
+# with tests/test_precommit_framework.py: one worker, one environment for the hooks
+@pytest.mark.xdist_group("pre-commit-framework")
+def test_pre_commit_framework_hook(
+    work: Path, precommit_hooks: tuple[Path, dict[str, str]]
+) -> None:
     """`gasp-session-trailer` from .pre-commit-hooks.yaml, in a real commit."""
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "AGENT_SESSION"))}
-    env.update(HERMETIC, HOME=str(home), PRE_COMMIT_HOME=str(home / "pre-commit"))
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    hooks = tmp_path / "git-gasp"
-    hooks.mkdir()
-    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "git_gasp", "man"):
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, hooks / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(source, hooks / name)
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "hooks"]):
-        subprocess.run(["git", "-C", str(hooks), *args], env=env, check=True, capture_output=True)
+    hooks, shared = precommit_hooks
+    env = {k: v for k, v in shared.items() if not k.startswith("AGENT_SESSION")}
     rev = git(hooks, "rev-parse", "HEAD").strip()
     (work / ".pre-commit-config.yaml").write_text(
         f"repos:\n- repo: {hooks}\n  rev: {rev}\n  hooks:\n  - id: gasp-session-trailer\n"

@@ -343,7 +343,7 @@ class EventLog:
             known = len(self._events)
             self._sync(log.read_from(self._offset))
             self._refuse_closed_meanwhile(known, events)
-            validate.unpaired_tail(self._last_event(), events)
+            validate.unpaired_tail(self._last_event(), events, self.root)
             validate.batch(events, self._folder, self._ids, self._packs)
             log.write(lines)
         self._folder.apply_all(events)

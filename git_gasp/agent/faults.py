@@ -10,6 +10,10 @@ import signal
 #: The points, in the order a close reaches them.
 CLOSE_POINTS = ("close:finished", "close:projected", "close:committed")
 
+#: The points, in the order an identity commit reaches them: AGENT.md
+#: rewritten, the approval decision appended, the commit made.
+IDENTITY_POINTS = ("identity:manifest", "identity:decided", "identity:committed")
+
 
 def point(name: str) -> None:
     if os.environ.get("GASP_FAULT") == name:

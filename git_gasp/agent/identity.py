@@ -12,6 +12,9 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
+import git_gasp.agent.closeretry as closeretry
+import git_gasp.agent.faults as faults
+import git_gasp.agent.identityretry as retry
 from git_gasp import git
 from git_gasp.agent.actorkind import ACTOR_KIND_CONFIG, ACTOR_KIND_ENV, actor_kind
 from git_gasp.core.log import RUST_WHITESPACE
@@ -66,6 +69,8 @@ class Committed(NamedTuple):
     identity_hash: str
     decision_id: str
     approved_by: str
+    already: bool = False  # an earlier try made the commit (killed after it)
+    locks: str | None = None  # git's lock files a killed git left, and how to clear them
 
 
 def _one_line(what: str, value: str) -> str:
@@ -82,49 +87,86 @@ def _names(root: str, args: list[str]) -> list[str]:
 
 
 def commit_message(reason: str, approved_by: str, decision_id: str) -> str:
-    return f"identity: {reason}\n\nApproved-By: {approved_by}\nDecision: {decision_id}\n"
+    return f"{retry.message_head(reason, approved_by)}{decision_id}\n"
+
+
+_PATHS = (IDENTITY_DIR, MANIFEST, EVENTS_PATH)
 
 
 def commit_identity(
     root: str, approved_by: str, reason: str, worker: str | None = None
 ) -> Committed:
-    """Commit the staged identity/ change with the new hash and an approval decision."""
+    """Commit the staged identity/ change with the new hash and an approval
+    decision (safe to retry: run again with the same arguments after a
+    failure or a kill, it completes what the earlier try began)."""
     from git_gasp.agent.runs import boundary_commit
 
     approved_by = _one_line("--approved-by", approved_by)
     reason = _one_line("--reason", reason)
+    _refuse_an_agent(root)
+    made = _made_already(root, approved_by, reason)
+    if made is not None:
+        return made
     _refuse_unless_ready(root)
     git.run(root, ["var", "GIT_COMMITTER_IDENT"])  # fail before writing anything
     digest = compute(root)
     path = os.path.join(root, MANIFEST)
-    original, text = _read_manifest(path)
-    updated = set_identity_hash(text, digest).encode("utf-8")
-    decision = _record_approval(root, worker, path, (original, updated), reason, approved_by)
+    updated = _updated_manifest(root, path, digest)
+    decision = retry.pending_decision(root, reason, approved_by)
+    if decision is None:
+        decision = _record_approval(root, worker, path, updated, reason, approved_by)
+    else:
+        _write(path, updated[1])  # the earlier try's decision, taken again
+    faults.point("identity:decided")
     message = commit_message(reason, approved_by, decision)
     try:
-        commit = boundary_commit(root, message, [IDENTITY_DIR, MANIFEST, EVENTS_PATH])
+        commit = boundary_commit(root, message, _PATHS)
     except git.GitError as exc:
         raise GaspError(
             f"the commit failed: {exc.message}",
-            f"{MANIFEST} and the decision {decision} are written; fix the cause and commit "
-            f"{IDENTITY_DIR}/ {MANIFEST} {EVENTS_PATH} yourself",
+            f"{MANIFEST} and the decision {decision} are written; fix the cause, then run "
+            "the same identity commit again (it takes them up, recording nothing twice)",
+            FINDINGS,
         ) from None
-    if commit is None:  # cannot happen: the decision changed the log
-        raise GaspError("nothing was committed", None, FINDINGS)
+    except GaspError as exc:  # git-gasp's own hook refused it (or a lock is in the way)
+        said, run_open, _ = (exc.hint or "").partition("; the run stays open")
+        if run_open:  # the words of a close: an identity commit has no run
+            exc.hint = f"{said}; the decision {decision} is written: then run it again"
+        raise
+    if commit is None:  # a git killed after moving HEAD made it
+        again = _made_already(root, approved_by, reason)
+        if again is None:
+            raise GaspError("nothing was committed", None, FINDINGS)
+        return again._replace(already=False)
+    faults.point("identity:committed")
     return Committed(commit, digest, decision, approved_by)
 
 
-def _refuse_unless_ready(root: str) -> None:
-    """Refuse an agent caller, and a work tree whose identity/ or AGENT.md
-    holds anything the commit would not cover exactly."""
-    kind = actor_kind(root)
-    if kind == "agent":
+def _made_already(root: str, approved_by: str, reason: str) -> Committed | None:
+    """The commit an earlier try made, when nothing is staged under identity/
+    and HEAD is the commit these arguments make."""
+    if _names(root, ["diff", "--cached", "--name-only"]):
+        return None
+    made = retry.made_already(root, reason, approved_by)
+    if made is None:
+        return None
+    locks = closeretry.locks_said(root, _PATHS)
+    return Committed(made.commit, compute(root), made.decision_id, approved_by, True, locks)
+
+
+def _refuse_an_agent(root: str) -> None:
+    if actor_kind(root) == "agent":
         raise GaspError(
             "identity changes are human-gated: the caller declares itself an agent "
             f"(${ACTOR_KIND_ENV} or git config {ACTOR_KIND_CONFIG})",
             "a human must run git gasp identity commit",
             FINDINGS,
         )
+
+
+def _refuse_unless_ready(root: str) -> None:
+    """Refuse a work tree whose identity/ holds anything the commit would not
+    cover exactly."""
     if not _names(root, ["diff", "--cached", "--name-only"]):
         raise GaspError(
             "no staged change under identity/",
@@ -139,16 +181,28 @@ def _refuse_unless_ready(root: str) -> None:
             "stage them (git add identity/) or discard them",
             USAGE,
         )
-    if git.head(root) is not None and git.run(
-        root, ["diff", "--name-only", "HEAD", "--", MANIFEST]
-    ):
-        # the commit changes only identity_hash in it: edits of its own would ride along
-        raise GaspError(
-            f"{MANIFEST} has changes of its own (staged or not)",
-            f"commit or stash them first (git stash push -- {MANIFEST}); identity commit "
-            "changes only its identity_hash value",
-            USAGE,
-        )
+
+
+def _updated_manifest(root: str, path: str, digest: str) -> tuple[bytes, bytes]:
+    """AGENT.md's bytes now, and with the new ``identity_hash``. Refused
+    when it holds changes of its own (they would ride along in the approved
+    commit); an earlier try's rewrite of the hash is its own leftover."""
+    original, text = _read_manifest(path)
+    at_head = retry.manifest_at_head(root, MANIFEST)
+    if at_head is None or not git.run(root, ["diff", "--name-only", "HEAD", "--", MANIFEST]):
+        return original, set_identity_hash(text, digest).encode("utf-8")
+    try:
+        updated = set_identity_hash(at_head.decode("utf-8"), digest).encode("utf-8")
+    except (UnicodeDecodeError, GaspError):
+        updated = b""
+    if updated and retry.same_text(original, updated):
+        return original, original  # an earlier try's rewrite: nothing else changed
+    raise GaspError(
+        f"{MANIFEST} has changes of its own (staged or not)",
+        f"commit or stash them first (git stash push -- {MANIFEST}); identity commit "
+        "changes only its identity_hash value",
+        USAGE,
+    )
 
 
 def _read_manifest(path: str) -> tuple[bytes, str]:
@@ -185,6 +239,7 @@ def _record_approval(
                 "close or abandon it first: git gasp run close --outcome TEXT",
             )
         _write(path, updated)
+        faults.point("identity:manifest")
         try:
             return agent.record_decision(
                 None, "Approved", reason, decided_by=Actor("user", approved_by)

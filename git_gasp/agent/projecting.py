@@ -159,6 +159,14 @@ def _check_supersedes(memory: FactsFile, supersedes: str | None) -> None:
         )
 
 
+def task_of(agent: Agent, run_id: str) -> str:
+    """The task a run was started with ("-" when none)."""
+    node = agent.graph.nodes.get(run_id)
+    props = node.props if node is not None else None
+    task = props.get("task") if isinstance(props, dict) else None
+    return task if isinstance(task, str) else "-"
+
+
 def append_journal(agent: Agent, run_id: str, goal: str | None, outcome: str, task: str) -> str:
     """Append the run's entry once, in one write. A retried close does not add
     a second: this run's uncommitted entry from an earlier attempt (whole, or

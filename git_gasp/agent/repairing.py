@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 
+import git_gasp.agent.unpaired as unpaired
 from git_gasp import git
 from git_gasp.agent.projecting import FACTS_PATH, JOURNAL_PATH
 from git_gasp.core.checks import PAIRED_KINDS
@@ -71,7 +72,9 @@ def _repair_files(root: str, info: git.RepoInfo) -> str:
         result = writer.repair(file, backups, committed, parses, orphan)
         if not result.startswith("nothing to repair"):
             done.append(result if rel == EVENTS_PATH else f"{rel}: {result}")
-    return "; ".join(done) or "nothing to repair: every append-only file ends with a whole batch"
+    said = "; ".join(done) or "nothing to repair: every append-only file ends with a whole batch"
+    stuck = unpaired.committed_unpaired(root)  # what record refuses to follow
+    return f"{said}; {unpaired.said(stuck)}" if stuck is not None else said
 
 
 def _log_tail(data: bytes, committed: int) -> tuple[bool, int]:

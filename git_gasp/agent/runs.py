@@ -44,6 +44,7 @@ class Closed(NamedTuple):
     kept: tuple[str, ...] = ()  # projections left alone: not git-gasp's to write
     snapshot_bytes: int | None = None  # the size of ``snapshot``
     already: bool = False  # another process closed the run first (commit: its commit)
+    locks: str | None = None  # git's lock files a killed git left, and how to clear them
 
 
 def check_session(ref: str) -> str:
@@ -122,11 +123,11 @@ def boundary_commit(
     try:
         git.run(root, commit, stdin=message.encode())
     except git.GitError as exc:
+        if not _differs_from_head(root, pathspec):
+            return None  # nothing to commit (or a git killed after moving HEAD made it)
         stale = closeretry.stale_lock(exc)
         if stale is not None:
             raise stale from None
-        if not _differs_from_head(root, pathspec):
-            return None  # nothing to commit
         raise _refused(exc) from None  # a real failure: a hook refused, no identity, ...
     return git.run(root, ["rev-parse", "HEAD"]).decode().strip()
 
@@ -246,7 +247,7 @@ def _close_open_run(
     # the log is final now: it is stored while the projections are written
     where = loose_store(agent.root, committed.info) if committed and committed.starts else None
     stored = _store_soon(agent, committed, where, [EVENTS_PATH])
-    task = _task_of(agent, run.run_id)
+    task = projecting.task_of(agent, run.run_id)
     written = [EVENTS_PATH, projecting.FACTS_PATH]
     written.append(projecting.append_journal(agent, run.run_id, goal_id, outcome, task))
     ours = projecting.memory_is_ours(agent.root)
@@ -263,14 +264,17 @@ def _close_open_run(
     info = committed.info if committed is not None else None
     faults.point("close:projected")
     commit = boundary_commit(agent.root, message, [*written, *paths], info)
-    commit = commit or closeretry.made_already(agent.root, run.run_id)
+    locks = None
+    if commit is None:  # made already, by a close or a git that was killed after it
+        commit = closeretry.made_already(agent.root, run.run_id)
+        locks = closeretry.locks_said(agent.root, [*written, *paths]) if commit else None
     faults.point("close:committed")
     agent.forget_run()
     note = _write_note(agent, commit, run.run_id, sessions) if commit and sessions else None
     size = os.path.getsize(os.path.join(agent.root, snapshot)) if snapshot else None
     projections = (projecting.JOURNAL_PATH, *([projecting.MEMORY_PATH] if ours else []))
     kept = () if ours else (projecting.MEMORY_PATH,)
-    return Closed(run.run_id, commit, snapshot, note, projections, kept, size)
+    return Closed(run.run_id, commit, snapshot, note, projections, kept, size, locks=locks)
 
 
 def _store_soon(
@@ -391,10 +395,3 @@ def _read(path: str) -> bytes:
             return fh.read()
     except FileNotFoundError:
         return b""
-
-
-def _task_of(agent: Agent, run_id: str) -> str:
-    node = agent.graph.nodes.get(run_id)
-    props = node.props if node is not None else None
-    task = props.get("task") if isinstance(props, dict) else None
-    return task if isinstance(task, str) else "-"

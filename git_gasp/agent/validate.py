@@ -92,17 +92,20 @@ def depths(events: Sequence[Event], lines: bytes, what: str) -> None:
             )
 
 
-def unpaired_tail(last: tuple[str, str] | None, events: Sequence[Event]) -> None:
+def unpaired_tail(last: tuple[str, str] | None, events: Sequence[Event], root: str) -> None:
     """Refuse to append after a domain event whose ops pair is missing (the
     first half of a batch a crash cut short), unless ``events`` start with
-    that pair: whatever came next, the log would fail check 7 for good."""
+    that pair: whatever came next, the log would fail check 7 for good.
+    The refusal names the way out (:func:`git_gasp.agent.unpaired.way_out`)."""
     if last is None or last[1] not in PAIRED_KINDS:
         return
     if events and events[0].kind == OPS_APPLIED and events[0].causation_id == last[0]:
         return
+    from git_gasp.agent.unpaired import way_out
+
     raise RefusedError(
         f"the log ends with {last[1]} {last[0]} without its state.ops_applied (a batch cut short)",
-        "run `git gasp repair` to remove it if it is not committed",
+        way_out(root),
     )
 
 

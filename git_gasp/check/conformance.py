@@ -7,23 +7,20 @@ only git, always runs (REFERENCE §10.1).
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 from git_gasp import git
 from git_gasp.check.history import check_append_only
+from git_gasp.check.logpass import LogPass, read_pass
 from git_gasp.core import pathcase
-from git_gasp.core.checks import (
-    check_causation,
-    check_envelope,
-    check_pairing,
-    check_vocabulary,
-    parse_all_ops,
-)
+from git_gasp.core.checks import check_causation, check_envelope, check_pairing, check_vocabulary
 from git_gasp.core.event import Event
-from git_gasp.core.fold import FoldError, fold
 from git_gasp.core.locations import DEFAULT_LOCATIONS
-from git_gasp.core.log import parse_log
-from git_gasp.core.repochecks import FoldOutcome, check_replay, check_restore
+from git_gasp.core.repochecks import SnapshotFile, check_replay, check_restore
 from git_gasp.core.report import CheckReport, failed
 from git_gasp.core.runlifecycle import lifecycle_findings
+from git_gasp.errors import GaspError
 from git_gasp.store import worktree
 
 
@@ -49,39 +46,73 @@ def _with_case(repo: str, report: CheckReport) -> CheckReport:
     return report._replace(failures=report.failures + lines) if lines else report
 
 
+#: Up to this size the log is read while check 4 walks history in a second
+#: thread (both cores at work: the hashing and git's output release the
+#: interpreter). A larger log is read after check 4 has let go of what it read
+#: of history, so that peak memory stays near the log's size.
+PARALLEL_LOG_BYTES = 32 << 20
+
+
 def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[CheckReport]:
     """The seven reports, in order 1..7."""
-    data, error = worktree.read_log(repo)
-    if data is None:
+    try:
+        size = os.stat(os.path.join(repo, worktree.EVENTS_PATH)).st_size
+    except OSError:
+        size = 0
+    if size > PARALLEL_LOG_BYTES:
+        return _log_checks(repo, fixture, check_append_only(repo, use_cache))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        history = pool.submit(check_append_only, repo, use_cache)
+        reports = _log_checks(repo, fixture, None)
+        reports[3] = history.result()
+    return reports
+
+
+def _log_checks(repo: str, fixture: bool, given: CheckReport | None) -> list[CheckReport]:
+    """Checks 1-7 in order; check 4 is ``given``, or a place held for it."""
+    append_only = given if given is not None else failed(4, "not run")
+    snapshots, snapshots_error = worktree.read_snapshots(repo)
+    read, error = _read(repo, snapshots if snapshots_error is None else None)
+    if read is None:
         return [
             failed(1, f"{worktree.EVENTS_PATH}: {error}"),
             *(failed(n, "log unavailable (see check 1)") for n in (2, 3)),
-            check_append_only(repo, use_cache),
+            append_only,
             *(failed(n, "log unavailable (see check 1)") for n in (5, 6, 7)),
         ]
-    log = parse_log(data)  # read_log has validated it as UTF-8
+    log = read.log
     if not log.ok:
         return [
             check_envelope(log),
             *(failed(n, "log does not fully parse; see check 1") for n in (2, 3)),
-            check_append_only(repo, use_cache),
+            append_only,
             *(failed(n, "log does not fully parse; see check 1") for n in (5, 6, 7)),
         ]
-    events = log.events
-    ops = parse_all_ops(events)
-    outcome: FoldOutcome
-    try:
-        outcome = fold(events, ops=ops)
-    except FoldError as exc:
-        outcome = exc
-    snapshots, snapshots_error = worktree.read_snapshots(repo)
+    events, ops, outcome = log.events, read.ops, read.outcome
     packs, problems = worktree.read_packs(repo)
+    replay = (events, read.prefixes, outcome, snapshots, snapshots_error, read.prefix_equal)
     return [
         check_envelope(log),
-        check_replay(events, data, outcome, snapshots, snapshots_error),
+        check_replay(*replay),
         check_vocabulary(events, ops, packs, problems),
-        check_append_only(repo, use_cache),
+        append_only,
         _with_lifecycle(check_causation(events), events),
         _with_case(repo, check_restore(worktree.read_identity(repo), outcome, fixture)),
         check_pairing(events, ops),
     ]
+
+
+def _read(repo: str, snapshots: list[SnapshotFile] | None) -> tuple[LogPass | None, str | None]:
+    """The log read in one pass (:mod:`git_gasp.check.logpass`), or why it
+    cannot be read (as check 1 words it)."""
+    path = os.path.join(repo, worktree.EVENTS_PATH)
+    try:
+        with worktree.open_log(repo) as fh:
+            read = read_pass(fh, snapshots)
+    except OSError as exc:
+        return None, f"cannot read {path}: {worktree.os_error(exc)}"
+    except GaspError as exc:  # not a regular file, or over gasp.maxLogBytes
+        return None, f"cannot read {path}: {exc.message}"
+    if read is None:
+        return None, f"cannot read {path}: stream did not contain valid UTF-8"
+    return read, None

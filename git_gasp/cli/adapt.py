@@ -57,10 +57,13 @@ def _install_text(report: dict[str, Any]) -> str:
     count = sum(len(v) for k, v in events.items() if k != "removed")
     done = ", ".join(f"{len(events[k])} {k}" for k in ("added", "updated", "unchanged", "removed"))
     version = report["version"]
-    known = f"{version['version']} ({version['from']})" if version["version"] else "newest"
+    if version["version"]:
+        known = f"the events of {report['harness']} {version['version']} ({version['from']})"
+    else:  # no version given, seen or in a transcript yet
+        known = "the events of the newest version (--agent-version VERSION for an older one)"
     lines = [
         f"{report['harness']}: {count} hooks in {report['file']} ({done}), "
-        f"recording into {report['repo']}; events for version {known}"
+        f"recording into {report['repo']}; {known}"
     ]
     return "\n".join([*lines, *(f"note: {n}" for n in report["notes"])])
 

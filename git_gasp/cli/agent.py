@@ -133,6 +133,8 @@ def run_close(
     if closed.note:
         text += f"; {closed.note}"
     text += _projections_said(agent.root, closed, say=not as_json)
+    if closed.locks:
+        output.diag(f"warning: {closed.locks}")
     emit(as_json, closed._asdict(), text)
     return OK
 
@@ -175,6 +177,8 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
     )
     if closed.already:
         text += " (closed already, by another process)"
+    if closed.locks:
+        output.diag(f"warning: {closed.locks}")
     emit(as_json, closed._asdict(), text)
     return OK
 

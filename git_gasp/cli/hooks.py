@@ -15,6 +15,7 @@ from git_gasp.core.finding import Judged
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 from git_gasp.hooks import install as hookinstall
 from git_gasp.hooks.dispatch import HOOK_NAMES
+from git_gasp.hooks.names import CLIENT_HOOKS, SERVER_HOOKS
 
 
 def _repo(repo: str | None) -> str:
@@ -63,7 +64,7 @@ def install(
     from git_gasp import git
 
     root = _repo(repo)
-    names = hookinstall.SERVER_HOOKS if server else hookinstall.CLIENT_HOOKS
+    names = SERVER_HOOKS if server else CLIENT_HOOKS
     if pin and python is not None:
         raise click.UsageError("--pin and --python both choose the interpreter; give one")
     if pin:
@@ -118,7 +119,7 @@ def install(
 @JSON
 def status(server: bool, repo: str | None, as_json: bool) -> int:
     """Show which hooks are git-gasp's shims, someone else's, or absent."""
-    names = hookinstall.SERVER_HOOKS if server else hookinstall.CLIENT_HOOKS
+    names = SERVER_HOOKS if server else CLIENT_HOOKS
     found = hookinstall.status(_repo(repo), names)
     if as_json:
         output.data_json({"format": "git-gasp.hooks/1", "hooks": found})

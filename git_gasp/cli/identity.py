@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from git_gasp import output
 from git_gasp.cli.options import JSON, REPO, WORKER, agent_repo_root, emit, repo_root
 from git_gasp.errors import FINDINGS, OK
 
@@ -59,7 +60,9 @@ def identity_commit(
     text = (
         f"committed {done.commit[:12]}: identity_hash {done.identity_hash}, "
         f"{done.decision_id} approved by {done.approved_by}"
-    )
+    ) + (" (committed already, by an earlier try)" if done.already else "")
+    if done.locks:
+        output.diag(f"warning: {done.locks}")
     emit(as_json, done._asdict(), text)
     return OK
 

@@ -117,8 +117,9 @@ def _line(result: dict[str, Any]) -> str:
     )
 
 
-def agent_repo(repo: str | None, purpose: str = "to import into") -> str:
-    """``--repo``, else ``$GASP_AGENT_REPO``, else ``git config gasp.agentRepo``;
+def agent_repo(repo: str | None, purpose: str = "to import into", here: bool = False) -> str:
+    """``--repo``, else ``$GASP_AGENT_REPO``, else ``git config gasp.agentRepo``,
+    else (``here``) the current directory when it is an agent repository;
     ``purpose`` says what it is for when there is none."""
     chosen = repo or os.environ.get("GASP_AGENT_REPO")
     if not chosen:
@@ -126,6 +127,8 @@ def agent_repo(repo: str | None, purpose: str = "to import into") -> str:
             chosen = git.config_value(".", "gasp.agentRepo", "path")
         except git.GitError:
             chosen = None
+    if not chosen and here and os.path.isfile("AGENT.md"):
+        chosen = "."
     if not chosen:
         raise GaspError(
             f"no agent repository {purpose}",
@@ -165,7 +168,7 @@ def usage(
     """Count the input, output and cache tokens of imported sessions, per model."""
     from git_gasp.adapters.accounting import read_usage, usage_text
 
-    root = agent_repo(repo)
+    root = agent_repo(repo, "to read", here=True)
     report = read_usage(root, rev_range, by, pricing)
     emit(as_json, report, usage_text(report))
     return OK

@@ -21,10 +21,13 @@ comparing object ids, so a linear history costs one blob read plus hashing.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # the pool is loaded only where it is used (a hook judging one change never is)
+    from concurrent.futures import Future
 
 
 class Blob(NamedTuple):
@@ -56,12 +59,8 @@ def lossy(data: bytes) -> str:
 
 def extends(prev: bytes, new: bytes) -> bool:
     """``new`` keeps ``prev`` as its start (the reference's lossy string prefix)."""
-    if new.startswith(prev):
-        try:
-            prev.decode("utf-8")
-            return True
-        except UnicodeDecodeError:
-            pass
+    if new.startswith(prev) and is_utf8(memoryview(prev)):
+        return True
     return lossy(new).startswith(lossy(prev))
 
 
@@ -118,6 +117,7 @@ class Anchors:
         self.data: dict[str, bytes] = {}
         self.usable: dict[str, bool] = {}  # anchor is valid UTF-8
         self.prefix_of: dict[str, str] = {}  # version oid -> anchor oid
+        self.pending: dict[str, Future[bool]] = {}  # tests running in the background
 
     def read(self, oid: str) -> bytes:
         data = self.data.get(oid)
@@ -125,35 +125,41 @@ class Anchors:
             data = self.data[oid] = self.read_blob(oid)
         return data
 
+    def known(self, oid: str) -> str | None:
+        """The anchor ``oid`` is known to be a clean prefix of, if any (a test
+        of it running in the background is waited for)."""
+        pending = self.pending.pop(oid, None)
+        if pending is not None:
+            pending.result()
+        return self.prefix_of.get(oid)
+
     def same_line(self, before: Blob, after: Blob) -> bool:
         """``before`` is a clean prefix of ``after``, both known prefixes of one anchor."""
-        anchor = self.prefix_of.get(after.oid)
-        return (
-            anchor is not None
-            and self.prefix_of.get(before.oid) == anchor
-            and (before.size <= after.size)
-        )
+        anchor = self.known(after.oid)
+        return anchor is not None and self.known(before.oid) == anchor and before.size <= after.size
 
     def anchor(self, blob: Blob) -> str | None:
         """An anchor that ``blob`` is a clean prefix of (reading it if needed)."""
-        known = self.prefix_of.get(blob.oid)
+        known = self.known(blob.oid)
         if known is not None:
             return known
         data = self.read(blob.oid)
         if blob.oid not in self.usable and not self.lossy_utf8:
             self.usable[blob.oid] = True
         if blob.oid not in self.usable:
-            try:
-                data.decode("utf-8")
-                self.usable[blob.oid] = True
-            except UnicodeDecodeError:
-                self.usable[blob.oid] = False
+            self.usable[blob.oid] = is_utf8(memoryview(data))
         if not self.usable[blob.oid]:
             return None
         self.prefix_of[blob.oid] = blob.oid
         return blob.oid
 
     def test(self, blob: Blob, anchor: str) -> bool:
+        if self.known(blob.oid) == anchor:
+            return True
+        return self._test(blob, anchor)
+
+    def _test(self, blob: Blob, anchor: str) -> bool:
+        """Hash ``anchor``'s start up to ``blob``'s size (any thread)."""
         if self.prefix_of.get(blob.oid) == anchor:
             return True
         data = self.data[anchor]
@@ -170,8 +176,26 @@ class Anchors:
         todo = [b for b in {b.oid: b for b in blobs}.values() if b.oid not in self.prefix_of]
         if len(todo) < 8:
             return
+        # only here, for eight or more: a hook judging one change never
+        # loads the thread pool (and logging with it)
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=2) as pool:
-            list(pool.map(lambda b: self.test(b, anchor), todo))
+            list(pool.map(lambda b: self._test(b, anchor), todo))
+
+
+def test_in_background(work: Iterable[tuple[Anchors, Blob, str]]) -> None:
+    """Start hashing each (anchors, blob, anchor) in two threads, in the order
+    given, and return at once: the caller goes on judging (the hashing
+    releases the interpreter) and :meth:`Anchors.known` waits for a result it
+    needs before its turn. Only the calling thread may use the anchors then."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=2)
+    for anchors, blob, anchor in work:
+        if blob.oid not in anchors.prefix_of and blob.oid not in anchors.pending:
+            anchors.pending[blob.oid] = pool.submit(anchors._test, blob, anchor)
+    pool.shutdown(wait=False)  # the threads end when the queue is done
 
 
 def verify(
@@ -274,9 +298,7 @@ def check_worktree(
     view = memoryview(on_disk)
     exact = size <= len(on_disk) and blob_id(view[:size], size, hash_name) == committed.oid
     exact = exact and (size == len(on_disk) or on_disk[size] & 0xC0 != 0x80)
-    try:
-        str(view[size:] if exact and appended_only else view, "utf-8")
-    except UnicodeDecodeError:
+    if not is_utf8(view[size:] if exact and appended_only else view):
         unreadable = f"{path}: working tree unreadable: stream did not contain valid UTF-8"
         return WorktreeCheck(unreadable, False)
     if exact:
@@ -284,6 +306,19 @@ def check_worktree(
     if lossy(on_disk).startswith(lossy(read_blob(committed.oid))):
         return WorktreeCheck(None, False)
     return WorktreeCheck(f"{path}: working tree edits committed lines", False)
+
+
+def is_utf8(data: memoryview) -> bool:
+    """Whether ``data`` is UTF-8, decoded a MiB at a time (never a second copy
+    of a whole log as text)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), 1 << 20):
+            decoder.decode(data[start : start + (1 << 20)])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def worktree_problem(

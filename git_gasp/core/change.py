@@ -22,7 +22,7 @@ from git_gasp.core.appendedevents import check_events
 from git_gasp.core.finding import Finding
 from git_gasp.core.jsonvalue import JsonError, loads
 from git_gasp.core.pack import Pack
-from git_gasp.core.secrets import SecretFinding, find_secrets
+from git_gasp.core.secrets import SecretFinding, find_secrets, lines_to_scan
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 APPEND_HINT = "append-only: add new lines at the end instead (a correction is a new event)"
@@ -198,6 +198,9 @@ def check_lines(
     out: list[Finding] = []
     lines = chunk.split(b"\n")
     last = len(lines) - 1
+    # one screen of the whole chunk: a line with no trigger and no JSON
+    # escape holds no credential (line_secrets would find none)
+    scan = lines_to_scan(chunk.decode("utf-8", "replace"))
     for i, raw in enumerate(lines):
         if i == last and not raw:
             break
@@ -227,16 +230,8 @@ def check_lines(
                 )
             )
             continue
-        for where_, secret in line_secrets(text):
-            out.append(
-                Finding(
-                    path,
-                    n,
-                    "secret",
-                    f"{where_}: looks like {secret.label} ({secret.preview}) [{secret.rule}]",
-                    SECRET_HINT,
-                )
-            )
+        if i in scan or "\\" in text:
+            out += _secret_findings(path, n, text)
         if i == last and jsonl and not _whole_object(text):
             # a whole last object without its newline is no interrupted write (a
             # log may end so, REFERENCE §10.4); the next append terminates it
@@ -250,6 +245,20 @@ def check_lines(
                 )
             )
     return out
+
+
+def _secret_findings(path: str, n: int, text: str) -> list[Finding]:
+    """The credentials in line ``n`` of ``path``, each a finding."""
+    return [
+        Finding(
+            path,
+            n,
+            "secret",
+            f"{where_}: looks like {secret.label} ({secret.preview}) [{secret.rule}]",
+            SECRET_HINT,
+        )
+        for where_, secret in line_secrets(text)
+    ]
 
 
 def _whole_object(text: str) -> bool:

@@ -88,8 +88,10 @@ def context_markdown(
     runs: Sequence[RunCommit],
     unhashed: frozenset[str] = frozenset(),
     budget: int | None = None,
+    tasks: Mapping[str, str] | None = None,
 ) -> str:
-    """The document; ``budget`` (characters) bounds it, None does not."""
+    """The document; ``budget`` (characters) bounds it, None does not;
+    ``tasks``: each recent run's task (what it was asked), by run id."""
     head = (
         _line(f"# Agent context: {report['agent_id'] or 'unknown'}"),
         _line(
@@ -102,8 +104,12 @@ def context_markdown(
         _line(f"- **{s['name']}** — {s['description']} (`{s['path']}`)")
         for s in report["skills"]["loaded"]
     )
+    asked = tasks or {}
     recent = tuple(
-        _line(f"- `{c.run_id}` ({c.date}, commit {c.commit[:12]}): {c.outcome or '-'}")
+        _line(
+            f"- `{c.run_id}` ({c.date}, commit {c.commit[:12]}): {c.outcome or '-'}"
+            + (f" — {asked[c.run_id]}" if asked.get(c.run_id) else "")
+        )
         for c in runs
     )
     work = _open_work(report)

@@ -23,17 +23,29 @@ import re
 from collections.abc import Callable, Collection
 from typing import Any
 
-try:  # an accelerator only: every verdict is defined by the exact parser below
-    import orjson
+_orjson_loads: Callable[[bytes], Any] | None = None
+_orjson_dumps: Callable[..., bytes] | None = None
+_ORJSON_ERRORS: tuple[type[Exception], ...] = ()
+_SORT_KEYS = 0  # orjson.OPT_SORT_KEYS once loaded
+_orjson_tried = False
 
-    _orjson_loads: Callable[[bytes], Any] | None = orjson.loads
-    _orjson_dumps: Callable[..., bytes] | None = orjson.dumps
-    _ORJSON_ERRORS: tuple[type[Exception], ...] = (orjson.JSONDecodeError, orjson.JSONEncodeError)
-    _SORT_KEYS = orjson.OPT_SORT_KEYS
-except ImportError:  # pragma: no cover - orjson is a declared dependency
-    _orjson_loads = _orjson_dumps = None
-    _ORJSON_ERRORS = ()
-    _SORT_KEYS = 0
+
+def _accelerate() -> bool:
+    """Load orjson, an accelerator only (every verdict is defined by the exact
+    parser below), on the first parse that wants it: importing it costs more
+    than a hook that parses nothing should pay. False when it is missing."""
+    global _orjson_loads, _orjson_dumps, _ORJSON_ERRORS, _SORT_KEYS, _orjson_tried
+    if not _orjson_tried:
+        _orjson_tried = True
+        try:
+            import orjson
+        except ImportError:  # pragma: no cover - orjson is a declared dependency
+            return False
+        _orjson_loads, _orjson_dumps = orjson.loads, orjson.dumps
+        _ORJSON_ERRORS = (orjson.JSONDecodeError, orjson.JSONEncodeError)
+        _SORT_KEYS = orjson.OPT_SORT_KEYS
+    return _orjson_loads is not None
+
 
 Json = None | bool | int | float | str | list[Any] | dict[str, Any]
 
@@ -165,6 +177,8 @@ class Parser:
 
 def fast_loads(raw: bytes) -> Json:
     """Parse trusted JSON (already verified by the exact parser) quickly."""
+    if not _orjson_tried:
+        _accelerate()
     if _orjson_loads is not None:
         try:
             value: Json = _orjson_loads(raw)
@@ -183,6 +197,8 @@ def loads_canonical(raw: bytes) -> Json | None:
     reads it as serde_json does; everything else (None) goes to
     :meth:`Parser.loads`, which defines the semantics.
     """
+    if not _orjson_tried:
+        _accelerate()
     if _orjson_loads is None or _orjson_dumps is None:
         return None
     try:
@@ -260,8 +276,9 @@ def dumps(value: Json, *, sort_keys: bool = False) -> str:
     """Compact JSON, non-ASCII written raw, as serde_json writes it (the
     encoders are made once: ``json.dumps`` with these options makes one a call).
 
-    A value of only strings, integers, booleans, None, lists, tuples and
-    string-keyed dicts is written by orjson, whose text for such a value is
+    Once a parse has loaded orjson (nothing is imported here), a value of only
+    strings, integers, booleans, None, lists, tuples and string-keyed dicts
+    is written by orjson, whose text for such a value is
     ``json``'s byte for byte (escapes, key order, integers; tested over every
     code point): floats (written differently, NaN as null) and any other type
     go to ``json``, and so does whatever orjson refuses (big integers, lone
@@ -272,6 +289,18 @@ def dumps(value: Json, *, sort_keys: bool = False) -> str:
         except _ORJSON_ERRORS:
             pass
     return (_SORTED if sort_keys else _COMPACT).encode(value)
+
+
+def cache_bytes(value: Json) -> bytes:
+    """Compact JSON of a value only git-gasp reads back (a cache): orjson's
+    when a parse has loaded it already, else the standard library's, ASCII
+    with escapes. Either reads back as the same value; nothing is imported."""
+    if _orjson_dumps is not None:
+        try:
+            return _orjson_dumps(value)
+        except _ORJSON_ERRORS:  # a lone surrogate, say: the standard library escapes it
+            pass
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})

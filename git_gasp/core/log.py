@@ -137,49 +137,80 @@ def gc_paused() -> Iterator[None]:
 
 def _parse_log(text: str | bytes) -> ParsedLog:
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    parser = Parser()
-    events: list[Event] = []
-    errors: list[LineError] = []
-    envelope: list[str] = []
-    count = 0
-    cut_last = False  # the last non-blank line so far failed as cut-off JSON
-    for number, raw in enumerate(data.split(b"\n"), 1):
-        if raw[-1:] == b"\r":
-            raw = raw[:-1]
-        if raw[:1] != b"{" or raw[-1:] != b"}":
-            if not raw.strip(_ASCII_SPACE) or not _decode(raw).strip(RUST_WHITESPACE):
+    reader = LogReader()
+    events = tuple(reader.events(data.split(b"\n")))
+    return reader.parsed(events, data)
+
+
+def split_lines(data: bytes) -> Iterator[bytes]:
+    """``data.split(b"\n")`` one line at a time (never a list of them all)."""
+    start, size = 0, len(data)
+    while start <= size:
+        end = data.find(b"\n", start)
+        end = size if end < 0 else end
+        yield data[start:end]
+        start = end + 1
+
+
+class LogReader:
+    """:func:`parse_log` one line at a time: :meth:`events` yields each
+    line's event as it is parsed, keeping the line errors and check 1's
+    findings; a caller may keep of each event only what it needs."""
+
+    def __init__(self) -> None:
+        self.parser = Parser()
+        self.errors: list[LineError] = []
+        self.envelope: list[str] = []
+        self.count = 0
+        self._cut_last = False  # the last non-blank line so far failed as cut-off JSON
+
+    # long: one loop, the hot path of every full read of a log
+    def events(self, raw_lines: Iterable[bytes]) -> Iterator[Event]:
+        """The events of ``raw_lines`` (the log split on ``\n``), in order."""
+        parser, errors, envelope = self.parser, self.errors, self.envelope
+        for number, raw in enumerate(raw_lines, 1):
+            if raw[-1:] == b"\r":
+                raw = raw[:-1]
+            if raw[:1] != b"{" or raw[-1:] != b"}":
+                if not raw.strip(_ASCII_SPACE) or not _decode(raw).strip(RUST_WHITESPACE):
+                    continue
+            self.count += 1
+            count = self.count
+            self._cut_last = False
+            value = loads_canonical(raw)
+            if type(value) is dict:
+                event = plain_event(value)
+                if event is not None:
+                    yield event
+                    if value.keys() != _ENVELOPE_SET or not _plain_actor(value):
+                        envelope.extend(_envelope_findings(count, value, event, None))
+                    continue
+            line = LogLine(count, number, _decode(raw))
+            try:
+                value = parser.loads(line.text)
+            except JsonError as exc:
+                errors.append(LineError(line, exc.msg, False))
+                envelope.append(f"line {line.number}: not JSON: {exc.msg}")
+                self._cut_last = exc.at_end
                 continue
-        count += 1
-        cut_last = False
-        value = loads_canonical(raw)
-        if type(value) is dict:
-            event = plain_event(value)
-            if event is not None:
-                events.append(event)
-                if value.keys() != _ENVELOPE_SET or not _plain_actor(value):
-                    envelope.extend(_envelope_findings(count, value, event, None))
+            try:
+                event = event_from_value(value, parser)
+            except EventError as exc:
+                errors.append(LineError(line, exc.msg, False))
+                envelope.extend(_envelope_findings(line.number, value, None, exc.msg))
                 continue
-        line = LogLine(count, number, _decode(raw))
-        try:
-            value = parser.loads(line.text)
-        except JsonError as exc:
-            errors.append(LineError(line, exc.msg, False))
-            envelope.append(f"line {line.number}: not JSON: {exc.msg}")
-            cut_last = exc.at_end
-            continue
-        try:
-            event = event_from_value(value, parser)
-        except EventError as exc:
-            errors.append(LineError(line, exc.msg, False))
-            envelope.extend(_envelope_findings(line.number, value, None, exc.msg))
-            continue
-        events.append(event)
-        if not (type(value) is dict and value.keys() == _ENVELOPE_SET and _plain_actor(value)):
-            envelope.extend(_envelope_findings(line.number, value, event, None))
-    if cut_last:
-        errors[-1] = errors[-1]._replace(torn=True)
-    unterminated = bool(data) and not data.endswith(b"\n")
-    return ParsedLog(count, tuple(events), tuple(errors), unterminated, tuple(envelope))
+            yield event
+            if not (type(value) is dict and value.keys() == _ENVELOPE_SET and _plain_actor(value)):
+                envelope.extend(_envelope_findings(line.number, value, event, None))
+
+    def parsed(self, events: tuple[Event, ...], data: bytes) -> ParsedLog:
+        """The :class:`ParsedLog` of ``data``, once :meth:`events` has read it
+        all (``events``: what the caller kept of them)."""
+        if self._cut_last:
+            self.errors[-1] = self.errors[-1]._replace(torn=True)
+            self._cut_last = False
+        unterminated = bool(data) and not data.endswith(b"\n")
+        return ParsedLog(self.count, events, tuple(self.errors), unterminated, tuple(self.envelope))
 
 
 def _decode(raw: bytes) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from git_gasp.core.agentmanifest import Manifest
-from git_gasp.core.graph import Graph
+from git_gasp.core.graph import Graph, Relation
 from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
 from git_gasp.core.skill import Skill
@@ -138,8 +138,13 @@ def _track_record(graph: Graph) -> dict[str, Any]:
     decided = [_status(e.props) for e in evals if _status(e.props) in ("Passed", "Failed", "Error")]
     passed = sum(1 for s in decided if s == "Passed")
     items = []
+    ids = {p.id for p in patches}
+    leaving: dict[str, list[Relation]] = {}  # each patch's relations, in graph order
+    for rel in graph.relations:  # once: a scan per patch was quadratic
+        if rel.from_ in ids:
+            leaving.setdefault(rel.from_, []).append(rel)
     for patch in sorted(patches, key=lambda n: n.id):
-        out = [r for r in graph.relations if r.from_ == patch.id]
+        out = leaving.get(patch.id, [])
         props = patch.props if isinstance(patch.props, dict) else {}
 
         def status_of(node_id: str) -> object:

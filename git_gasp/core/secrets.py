@@ -90,9 +90,17 @@ from typing import NamedTuple
 class SecretRule(NamedTuple):
     rule: str  # stable short id, e.g. "private-key"
     label: str  # human name, e.g. "a private key block"
-    pattern: re.Pattern[str]  # its group "value", if any, gets the placeholder test
+    source: str  # the regular expression; its group "value", if any, gets the placeholder test
+    flags: int  # its flags (re.ASCII always)
     description: str  # one line
     triggers: tuple[str, ...]  # lowercase; every match contains one (in any case)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled expression: compiled when a line first wakes the rule
+        (then ``re``'s own cache holds it), so a process that scans no line
+        with its trigger, a hook start-up above all, never compiles it."""
+        return re.compile(self.source, self.flags)
 
 
 class SecretFinding(NamedTuple):
@@ -126,7 +134,7 @@ def _rule(
     rule: str, label: str, pattern: str, description: str, *triggers: str, flags: int = 0
 ) -> SecretRule:
     # ASCII: case-insensitive parts then match only what the lowercased screen sees
-    return SecretRule(rule, label, re.compile(pattern, flags | re.ASCII), description, triggers)
+    return SecretRule(rule, label, pattern, flags | re.ASCII, description, triggers)
 
 
 SECRET_RULES: tuple[SecretRule, ...] = (
@@ -277,6 +285,7 @@ _GROUPS = tuple(
     for key in _KEYS
     if any(key in t for t, _ in _SCREEN)
 ) + tuple((t, ((t, m),)) for t, m in _SCREEN if not any(k in t for k in _KEYS))
+_TRIGGERS = re.compile("|".join(re.escape(t) for t, _ in _SCREEN))
 _PLACEHOLDER_WORDS = frozenset(
     "null none nil true false undefined changeme change_me placeholder"
     " password passwd secret string dummy".split()
@@ -323,6 +332,21 @@ def may_hold_secrets(text: str) -> bool:
     it is absent from each."""
     low = text.lower()
     return any(key in low and any(t in low for t, _ in members) for key, members in _GROUPS)
+
+
+def lines_to_scan(text: str) -> set[int]:
+    """The indexes of the lines of ``text`` (split on ``\\n``) in which some
+    rule's trigger appears: :func:`find_secrets` finds nothing in the others.
+    One scan of the whole text, where a loop over lines would test every
+    trigger on each (lowering keeps every ``\\n``, and no trigger holds one)."""
+    low = text.lower()
+    found: set[int] = set()
+    line, at = 0, 0
+    for m in _TRIGGERS.finditer(low):
+        line += low.count("\n", at, m.start())
+        at = m.start()
+        found.add(line)
+    return found
 
 
 def find_secrets(line: str) -> list[SecretFinding]:

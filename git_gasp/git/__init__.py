@@ -65,7 +65,15 @@ from git_gasp.git.paths import (
     tree_files,
 )
 from git_gasp.git.process import Completed, GitError, attempt, import_problem, run, scrubbed_env
-from git_gasp.git.refs import RepoInfo, head, head_and_merging, repo_info, resolve
+from git_gasp.git.refs import (
+    RepoInfo,
+    RepoState,
+    head,
+    head_and_merging,
+    repo_info,
+    repo_state,
+    resolve,
+)
 
 __all__ = [
     "RANGE_HINT",
@@ -77,6 +85,7 @@ __all__ = [
     "GitError",
     "ObjectInfo",
     "RepoInfo",
+    "RepoState",
     "attempt",
     "attribute_views",
     "blame_porcelain",
@@ -103,6 +112,7 @@ __all__ = [
     "notes_list",
     "object_info",
     "repo_info",
+    "repo_state",
     "resolve",
     "run",
     "run_commits",

@@ -4,7 +4,9 @@ searching a tree's contents."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
+import threading
 from collections.abc import Sequence
 from typing import IO, NamedTuple
 
@@ -79,6 +81,48 @@ class BlobReader:
         data = stdout.read(int(header[2]))
         stdout.read(1)
         return data
+
+    def read_many(self, oids: Sequence[str]) -> dict[str, bytes]:
+        """Each of ``oids`` (not repeated), in one round trip: the requests are
+        written from a second thread while the answers are read, so neither
+        side waits for the other object by object."""
+        todo = list(dict.fromkeys(oids))
+        if not todo:
+            return {}
+        stdin, stdout = self._streams()
+        payload = "".join(f"{oid}\n" for oid in todo).encode()
+        failed: list[OSError] = []
+
+        def write() -> None:
+            try:
+                stdin.write(payload)
+                stdin.flush()
+            except OSError as exc:  # git died: the reads below say so
+                failed.append(exc)
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        found: dict[str, bytes] = {}
+        try:
+            for oid in todo:
+                header = stdout.readline().decode().split(" ")
+                if len(header) != 3:
+                    raise GitError(f"cannot read object {oid}: {' '.join(header).strip()}")
+                found[oid] = stdout.read(int(header[2]))
+                stdout.read(1)
+        except BaseException:
+            # answers left unread would block git, and with it the writer
+            proc, self._proc = self._proc, None
+            assert proc is not None and proc.stdin is not None
+            proc.kill()
+            writer.join()
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            stdout.close()
+            proc.wait()
+            raise
+        writer.join()
+        return found
 
     def close(self) -> None:
         if self._proc is not None:

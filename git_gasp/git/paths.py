@@ -5,7 +5,6 @@ judge a change by these)."""
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Sequence
 
 from git_gasp.git.process import GitError, run
@@ -125,6 +124,8 @@ def attribute_views(
 
     if rev is None:
         return query(None)
+    import tempfile  # only here: a hook that reads no attributes never loads it
+
     with tempfile.TemporaryDirectory(prefix="gasp-attr-") as tmp:
         env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
         run(path, ["read-tree", rev], env=env)

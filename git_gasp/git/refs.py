@@ -15,18 +15,12 @@ class RepoInfo(NamedTuple):
     object_format: str  # "sha1" or "sha256"
 
 
+_INFO_ARGS = ["--absolute-git-dir", "--git-common-dir", "--show-prefix", "--show-object-format"]
+
+
 def repo_info(path: str) -> RepoInfo:
     """Where the repository containing ``path`` keeps its data (GitError if none)."""
-    out = run(
-        path,
-        [
-            "rev-parse",
-            "--absolute-git-dir",
-            "--git-common-dir",
-            "--show-prefix",
-            "--show-object-format",
-        ],
-    )
+    out = run(path, ["rev-parse", *_INFO_ARGS])
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     git_dir, common, prefix, fmt = ([*lines, "", "", "", ""])[:4]
     common = common if os.path.isabs(common) else os.path.normpath(os.path.join(path, common))
@@ -52,14 +46,41 @@ def head_and_merging(path: str) -> tuple[str | None, tuple[str, ...]]:
     if not lines:
         raise GitError(done.err.decode("utf-8", "replace").strip() or "git rev-parse failed")
     head = lines[1].strip() if done.code == 0 and len(lines) > 1 else None
+    return head, _merging(os.path.join(path, lines[0]))
+
+
+def _merging(merge_head: str) -> tuple[str, ...]:
+    """The commits the ``MERGE_HEAD`` file lists (none when there is no file)."""
     try:
-        with open(os.path.join(path, lines[0]), encoding="ascii", errors="replace") as fh:
-            merging = tuple(line.split()[0] for line in fh if line.strip())
+        with open(merge_head, encoding="ascii", errors="replace") as fh:
+            return tuple(line.split()[0] for line in fh if line.strip())
     except FileNotFoundError:
-        merging = ()
+        return ()
     except OSError as exc:
         raise GitError(f"cannot read MERGE_HEAD: {exc.strerror}") from None
-    return head, merging
+
+
+class RepoState(NamedTuple):
+    info: RepoInfo
+    head: str | None  # None before the first commit
+    merging: tuple[str, ...]  # what MERGE_HEAD lists while a merge is committed
+
+
+def repo_state(path: str) -> RepoState:
+    """:func:`repo_info` and :func:`head_and_merging` from one ``rev-parse``
+    (a commit hook asks for both, and pays a process for each question)."""
+    done = attempt(
+        path,
+        ["rev-parse", *_INFO_ARGS, "--git-path", "MERGE_HEAD", "--verify", "-q", "HEAD^{commit}"],
+    )
+    lines = done.out.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) < 6:  # not a repository: git said why, and printed nothing
+        raise GitError(done.err.decode("utf-8", "replace").strip() or "git rev-parse failed")
+    git_dir, common, prefix, fmt, merge_head = lines[:5]
+    common = common if os.path.isabs(common) else os.path.normpath(os.path.join(path, common))
+    head = lines[5].strip() or None if done.code == 0 else None
+    info = RepoInfo(git_dir, common, prefix, fmt or "sha1")
+    return RepoState(info, head, _merging(os.path.join(path, merge_head)))
 
 
 def resolve(path: str, rev: str) -> str | None:

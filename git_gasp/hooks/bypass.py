@@ -30,7 +30,6 @@ from git_gasp.core.bypassrecord import BYPASS_REF, Bypass, RefMove, build, parse
 from git_gasp.core.finding import Judged
 from git_gasp.hooks.protocol import Update, read_updates
 from git_gasp.output import visible
-from git_gasp.store import writer
 
 AUDIT_LOG = "audit.log"
 PENDING = "bypass-pending"
@@ -124,6 +123,8 @@ def _pending_path(repo: str, update: Update) -> str:
 
 def _audit(repo: str, record: Bypass, status: str) -> None:
     """One JSON line in the server's audit log (OSError when it cannot be written)."""
+    from git_gasp.store import writer  # only a bypass writes: a push never loads it
+
     entry = json.loads(record.line())
     entry["status"] = status
     path = audit_path(repo)
@@ -143,6 +144,8 @@ def honour(
     moves = [RefMove(u.ref, u.old, u.new) for u in updates]
     steps, rules = [j.step for j in errors], [j.finding.rule for j in errors]
     record = build(stamp, name, via, asked.reason, moves, steps, rules)
+    from git_gasp.store import writer  # only a bypass writes: a push never loads it
+
     try:
         _audit(repo, record, "requested")
         _clear_stale(os.path.join(_gasp_dir(repo), PENDING))

@@ -10,7 +10,7 @@ reads, and how little, is :mod:`git_gasp.hooks.objects`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from git_gasp import git
@@ -40,13 +40,8 @@ from git_gasp.core.event import Event
 from git_gasp.core.finding import Finding, Judged, Step
 from git_gasp.core.logcontext import LogContext, context_of, physical_lines
 from git_gasp.core.manifest import identity_hash
-from git_gasp.hooks.objects import Locations, Objects, spec
+from git_gasp.hooks.objects import DEFAULTS, Locations, Objects, skills_of, spec, wanted_specs
 from git_gasp.hooks.steps import Policy, policy_of
-
-
-def _skills(paths: Iterable[str]) -> set[str]:
-    """The skills ``paths`` lie in (``skills/<name>/...``)."""
-    return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}
 
 
 def _committed(finding: Finding) -> Finding:
@@ -67,8 +62,10 @@ class _Tally(NamedTuple):
 class Judge(Objects):
     """Judges steps with the objects of one walk."""
 
-    def __init__(self, repo: str, policy: Policy, reader: git.BlobReader) -> None:
-        super().__init__(repo, reader)
+    def __init__(
+        self, repo: str, policy: Policy, reader: git.BlobReader, info: git.RepoInfo | None = None
+    ) -> None:
+        super().__init__(repo, reader, info)
         self.policy = policy
         self.tallies: dict[str, _Tally] = {}
 
@@ -91,14 +88,11 @@ class Judge(Objects):
                 s._replace(paths=frozenset(p for p in s.paths if "\n" not in p and "\r" not in p))
                 for s in steps
             ]
-        self._lookup({spec(r, "AGENT.md") for s in steps for r in (s.name, *s.parents)})
-        wanted: set[str] = set()
-        for step in steps:
-            locations = self._step_locations(step)
-            paths = set(step.paths) | set(locations.logs) | {"AGENT.md", ".agent/packs"}
-            wanted |= {spec(r, p) for r in (step.name, *step.parents) for p in paths}
-            wanted |= {spec(step.name, f"skills/{n}/SKILL.md") for n in _skills(step.paths)}
-        self._lookup(wanted)
+        # one look-up of what every step needs whatever its manifests declare
+        # (AGENT.md among it); a second only for the logs a manifest adds,
+        # usually none, and then no process at all
+        self._lookup({s for step in steps for s in wanted_specs(step, DEFAULTS)})
+        self._lookup({s for step in steps for s in wanted_specs(step, self._step_locations(step))})
         if any(not s.name for s in steps):  # the index: its files are usually on disk too
             top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
             for step in steps:
@@ -107,6 +101,7 @@ class Judge(Objects):
                     if blob is not None:
                         self.seed_from_worktree(top, path, blob)
         self._prepare_anchors(steps)
+        self.read_commits([s.name for s in steps])
         for step in steps:
             out += [Judged(step.name, _committed(f) if step.name else f) for f in self._judge(step)]
         return out
@@ -186,7 +181,7 @@ class Judge(Objects):
         out = check_skills(skill_paths, files, renamed)
         out += check_skill_manifests(
             name
-            for name in _skills(skill_paths)
+            for name in skills_of(skill_paths)
             if self.blob(step.name, f"skills/{name}/SKILL.md") is None
             and self._skill_left(step, name, skill_paths)
         )
@@ -302,18 +297,27 @@ class Judge(Objects):
         child = self.blob(step.name, path)
         if chunk is None or child is None:
             return findings
-        tally = self.tallies.get(base.oid) if isinstance(base, Blob) else None
+        # only facts files are held to the fact envelope (see below): the
+        # fact ids of a journal or of another file a manifest names go unused
+        facts = path not in locations.journals and path.rsplit("/", 1)[-1] == "facts.jsonl"
+
+        def ids_in(data: bytes) -> frozenset[str]:
+            if not facts:
+                return frozenset()
+            return frozenset(f.id for f in parse_facts(data.decode("utf-8", "replace")).facts)
+
+        tally = self.tallies.get(f"{facts:d}{base.oid}") if isinstance(base, Blob) else None
         if tally is None:
             before = bytes(self._view(path, base)) if isinstance(base, Blob) else base or b""
-            ids = frozenset(f.id for f in parse_facts(before.decode("utf-8", "replace")).facts)
-            tally = _Tally(physical_lines(before), not before or before.endswith(b"\n"), ids)
+            tally = _Tally(
+                physical_lines(before), not before or before.endswith(b"\n"), ids_in(before)
+            )
         first = tally.lines + 1 if tally.terminated else tally.lines
         findings += check_lines(path, chunk, first, self.policy.max_line_bytes, jsonl)
-        added = frozenset(f.id for f in parse_facts(chunk.decode("utf-8", "replace")).facts)
-        self.tallies[child.oid] = _Tally(
-            first - 1 + physical_lines(chunk), chunk.endswith(b"\n"), tally.fact_ids | added
+        self.tallies[f"{facts:d}{child.oid}"] = _Tally(
+            first - 1 + physical_lines(chunk), chunk.endswith(b"\n"), tally.fact_ids | ids_in(chunk)
         )
-        if path in locations.journals or path.rsplit("/", 1)[-1] != "facts.jsonl":
+        if not facts:
             # a journal, or another append-only file a manifest names as facts
             # (yoyo's memory/social_facts.jsonl keeps a format of its own):
             # append-only, not held to the fact envelope (REFERENCE §9.5)
@@ -377,13 +381,19 @@ class Judge(Objects):
         ]
 
 
-def judge(repo: str, steps: Sequence[Step], policy: Policy | None = None) -> list[Judged]:
+def judge(
+    repo: str,
+    steps: Sequence[Step],
+    policy: Policy | None = None,
+    info: git.RepoInfo | None = None,
+) -> list[Judged]:
     """Judge ``steps`` (parents first); findings in step order. When all
-    pass, the log contexts of the last step are cached for the next check."""
+    pass, the log contexts of the last step are cached for the next check.
+    ``info``: :func:`git.repo_info`, when the caller has it."""
     if not steps:
         return []
     with git.BlobReader(repo) as reader:
-        judge_ = Judge(repo, policy or policy_of(repo), reader)
+        judge_ = Judge(repo, policy or policy_of(repo), reader, info)
         found = judge_.run(steps)
         if not found:
             judge_.save_contexts(judge_.log_blobs(steps[-1].name))

@@ -45,13 +45,14 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
         report(found, out)
         done(found, f"{start}..{end} refused")
         return
-    step = index_step(repo)
+    state = git.repo_state(repo)  # HEAD and where the repository is: one process
+    step = index_step(repo, state)
     if not step.paths:
         return
     warning = nested_warning(step.paths)
     if warning:
         out.write(visible(warning) + "\n")
-    found = _settled(repo, changes.judge(repo, [step]), out)
+    found = _settled(repo, changes.judge(repo, [step], info=state.info), out)
     report(found, out)
     done(found, "commit refused")
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
-from git_gasp.hooks.install import CLIENT_HOOKS, SERVER_HOOKS
+from git_gasp.hooks.names import CLIENT_HOOKS, SERVER_HOOKS
 from git_gasp.outcome import handled, tolerant_streams
 
 HOOK_NAMES = (*CLIENT_HOOKS, *SERVER_HOOKS)

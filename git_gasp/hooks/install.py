@@ -20,19 +20,10 @@ from typing import NamedTuple
 
 from git_gasp import git
 from git_gasp.errors import USAGE, GaspError
+from git_gasp.hooks.names import SERVER_HOOKS, STDIN_HOOKS
 
 MARKER = "# git-gasp hook shim v1"
 CHAINED = ".pre-gasp"
-CLIENT_HOOKS = (
-    "pre-commit",
-    "prepare-commit-msg",
-    "commit-msg",
-    "post-commit",
-    "post-rewrite",
-    "pre-push",
-)
-SERVER_HOOKS = ("pre-receive", "post-receive")
-STDIN_HOOKS = frozenset({"pre-push", "pre-receive", "post-receive", "post-rewrite"})
 
 
 class Installed(NamedTuple):

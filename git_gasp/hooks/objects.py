@@ -14,20 +14,22 @@ Its cost follows the change, not history:
 * the context of the log before a step (ids, kinds, entities, nodes) is the
   context after its parent step, extended in place; for a parent outside the
   walk it is loaded from ``<git-common-dir>/gasp/contexts-v1/<blob-id>.json``
-  (written after a check, keyed by content so it can never go stale) or built
-  by parsing that version once.
+  (written after a check, and whenever a version had to be parsed; keyed by
+  content so it can never go stale) or built by parsing that version once.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from git_gasp import git
-from git_gasp.core.appendonly import Anchors, Blob
+from git_gasp.core.appendonly import Anchors, Blob, test_in_background
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Step
+from git_gasp.core.jsonvalue import cache_bytes
 from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of
 from git_gasp.core.pack import Pack, PackError, parse_pack
@@ -76,20 +78,33 @@ DEFAULTS = Locations(
 )
 
 
+def skills_of(paths: Iterable[str]) -> set[str]:
+    """The skills ``paths`` lie in (``skills/<name>/...``)."""
+    return {parts[1] for p in paths if len(parts := p.split("/")) >= 3 and parts[0] == "skills"}
+
+
+def wanted_specs(step: Step, locations: Locations) -> set[str]:
+    """The objects a step is judged by, for these append-only locations."""
+    paths = set(step.paths) | set(locations.logs) | {"AGENT.md", ".agent/packs"}
+    wanted = {spec(r, p) for r in (step.name, *step.parents) for p in paths}
+    return wanted | {spec(step.name, f"skills/{n}/SKILL.md") for n in skills_of(step.paths)}
+
+
 class Objects:
     """The blob reader, object ids, anchors, log contexts, locations and packs
     of one walk; :class:`git_gasp.hooks.changes.Judge` judges with them."""
 
-    def __init__(self, repo: str, reader: git.BlobReader) -> None:
+    def __init__(self, repo: str, reader: git.BlobReader, info: git.RepoInfo | None = None) -> None:
         self.repo = repo
         self.reader = reader
-        info = git.repo_info(repo)
+        info = git.repo_info(repo) if info is None else info
         self.common_dir = info.common_dir
         self.prefix = info.prefix
         self.hash_name = info.object_format
         self.info: dict[str, Blob | None] = {}
         self.trees: dict[str, str | None] = {}
         self.blobs: dict[str, bytes] = {}
+        self.commits: dict[str, bytes] = {}  # commit objects read ahead, until used
         self.anchors: dict[str, Anchors] = {}
         self.contexts: dict[str, LogContext] = {}
         self.uses: dict[str, int] = {}
@@ -111,9 +126,15 @@ class Objects:
         if len(data) == blob.size and blob_id(data, blob.size, self.hash_name) == blob.oid:
             self.blobs[blob.oid] = data
 
+    def read_commits(self, commits: Sequence[str]) -> None:
+        """Read the commit objects of a walk in one round trip (see :meth:`message`)."""
+        self.commits.update(self.reader.read_many([c for c in commits if c]))
+
     def message(self, commit: str) -> str:
         """A commit's message (after the header lines of the commit object)."""
-        raw = self.reader.read(commit)
+        raw = self.commits.pop(commit, None)
+        if raw is None:
+            raw = self.reader.read(commit)
         _, _, body = raw.partition(b"\n\n")
         return body.decode("utf-8", "replace")
 
@@ -173,7 +194,8 @@ class Objects:
 
     def _prepare_anchors(self, steps: Sequence[Step]) -> None:
         """Per append-only path, the newest version read once and every other
-        version that is a prefix of it recognised by hashing."""
+        version that is a prefix of it recognised by hashing, in two threads
+        while this one judges (:func:`git_gasp.core.appendonly.test_in_background`)."""
         versions: dict[str, list[Blob]] = {}
         for step in steps:
             locations = self._step_locations(step)
@@ -187,13 +209,16 @@ class Objects:
                 parent = self.blob(step.parents[0], path) if len(step.parents) == 1 else None
                 if parent is not None and path in locations.logs:
                     self.uses[parent.oid] = self.uses.get(parent.oid, 0) + 1
+        work: list[tuple[int, Anchors, Blob, str]] = []
         for path, blobs in versions.items():
             # bytes only: every appended line's UTF-8 is judged by check_lines
             anchors = self.anchors[path] = Anchors(self.read, self.hash_name, lossy_utf8=False)
-            newest = blobs[-1]
-            first = anchors.anchor(newest)
-            if first is not None:
-                anchors.test_many(blobs, first)
+            first = anchors.anchor(blobs[-1])
+            if first is not None and len(blobs) >= 8:
+                work += [(n, anchors, b, first) for n, b in enumerate(blobs)]
+        # hashed while the steps are judged, in the order they need them
+        work.sort(key=lambda w: w[0])
+        test_in_background((anchors, blob, first) for _, anchors, blob, first in work)
 
     def _mainline(self, step: Step) -> str | None:
         """The parent a change is judged against for identity: the first that
@@ -264,7 +289,7 @@ class Objects:
     def _view(self, path: str, blob: Blob) -> memoryview:
         anchors = self.anchors.get(path)
         if anchors is not None:
-            anchor = anchors.prefix_of.get(blob.oid)
+            anchor = anchors.known(blob.oid)
             if anchor is not None:
                 return memoryview(anchors.data[anchor])[: blob.size]
         return memoryview(self.read(blob.oid))
@@ -297,6 +322,10 @@ class Objects:
             found = load_context(self.common_dir, blob.oid)
             if found is None:
                 found = context_of(bytes(self._view(path, blob)))
+                # a whole version parsed: kept before a step extends it in
+                # place, so the next change on top of it (a retry, another
+                # branch, a reset) loads it instead of parsing it again
+                save_context(self.common_dir, blob.oid, found)
             self.contexts[blob.oid] = found
         return found
 
@@ -327,10 +356,10 @@ def load_context(common_dir: str, oid: str) -> LogContext | None:
     except OSError:
         return None
     try:
-        import orjson
-
-        value = orjson.loads(raw)
-    except ValueError:
+        # the standard parser: as quick as orjson on a context's few long
+        # dicts of short strings, and a hook need not load orjson for it
+        value = json.loads(raw)
+    except ValueError:  # UnicodeDecodeError included
         return None
     return LogContext.from_value(value)
 
@@ -338,15 +367,13 @@ def load_context(common_dir: str, oid: str) -> LogContext | None:
 def save_context(common_dir: str, oid: str, context: LogContext) -> None:
     """Remember a context; keep the newest few. Failure to write is ignored
     (a read-only server is just not cached)."""
-    import orjson
-
     path = _context_path(common_dir, oid)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         # a cache needs no fsync: a torn file fails to parse and is a miss
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            fh.write(orjson.dumps(context.to_value()))
+            fh.write(cache_bytes(context.to_value()))
         os.replace(tmp, path)
         folder = os.path.dirname(path)
         entries = sorted((os.path.getmtime(os.path.join(folder, n)), n) for n in os.listdir(folder))

@@ -45,11 +45,12 @@ def max_line_bytes(repo: str) -> int:
     return cap if cap > 0 else DEFAULT_MAX_LINE_BYTES
 
 
-def index_step(repo: str) -> Step:
+def index_step(repo: str, state: git.RepoState | None = None) -> Step:
     """The staged index as a step: against HEAD, and while a merge is being
     committed (``git merge --no-commit``, a resolved conflict) against every
-    parent the merge commit will have, as a merge commit is judged."""
-    head, merging = git.head_and_merging(repo)
+    parent the merge commit will have, as a merge commit is judged.
+    ``state``: :func:`git.repo_state`, when the caller has it."""
+    head, merging = git.head_and_merging(repo) if state is None else state[1:]
     if head is None:
         return Step("", (), frozenset(git.staged_paths(repo, None)))
     paths = git.staged_paths(repo, head)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 from git_gasp.live import spool
@@ -36,6 +37,7 @@ CLOSED_AT = ("SessionEnd",)
 
 def main(argv: Sequence[str]) -> int:
     """``argv`` is ``adapt hook HARNESS [--repo R]``; always returns 0."""
+    started = time.monotonic()  # a session start's wait counts from here
     harness, event, live = "?", None, None
     try:
         harness, repo = _arguments(argv)
@@ -44,7 +46,7 @@ def main(argv: Sequence[str]) -> int:
         event = field(data, b"hook_event_name")
         session = field(data, b"session_id")
         spool.write_payload(live, harness, session, data)
-        _after(repo, harness, event, session, data)
+        _after(repo, harness, event, session, data, started)
     except BaseException as exc:  # nothing may reach the agent
         if live is None:
             live = _fallback_live(argv)
@@ -116,13 +118,15 @@ def _json_field(data: bytes, key: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _after(repo: str, harness: str, event: str | None, session: str | None, data: bytes) -> None:
+def _after(
+    repo: str, harness: str, event: str | None, session: str | None, data: bytes, started: float
+) -> None:
     """What an event does once its payload is spooled."""
     flush = os.environ.get("GASP_LIVE_FLUSH", "") != "off"
     if event == "SessionStart":
         from git_gasp.live import rehydrate
 
-        text = rehydrate.session_start(repo, harness, data)
+        text = rehydrate.session_start(repo, harness, data, started + rehydrate.WAIT)
         if text:  # bytes: the locale's encoding may not be UTF-8
             sys.stdout.buffer.write(text.encode("utf-8"))
             sys.stdout.buffer.flush()

@@ -181,7 +181,7 @@ def install(
         "repo": repo,
         "version": {"version": version.text, "from": version.source},
         "events": done,
-        "notes": notes(harness, scope, path, env),
+        "notes": [*notes(harness, scope, path, env), *linkage_notes(cwd)],
     }
 
 
@@ -228,6 +228,24 @@ def notes(harness: str, scope: str, path: str, env: Mapping[str, str]) -> list[s
         ]
         out += codex_flag_notes(os.path.dirname(path), env)
     return out
+
+
+def linkage_notes(cwd: str) -> list[str]:
+    """Commits made here carry the session only through git-gasp's
+    prepare-commit-msg hook: say so when this work tree does not have it."""
+    from git_gasp.hooks.install import status
+
+    try:
+        state = status(project_root(cwd), ["prepare-commit-msg"])["prepare-commit-msg"]
+    except (git.GitError, GaspError):
+        return []  # not a work tree (or hooks turned off here): nothing to link
+    if state in ("gasp", "gasp+chained"):
+        return []
+    top = project_root(cwd)
+    return [
+        "commits made here carry Agent-Session only through git-gasp's prepare-commit-msg "
+        f"hook, which this work tree does not have: git gasp hooks install --repo {top}"
+    ]
 
 
 def codex_flag_notes(layer: str, env: Mapping[str, str]) -> list[str]:

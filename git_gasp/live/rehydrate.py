@@ -18,20 +18,39 @@ Folding a 600-run log takes about a second, over the half second a session
 start may take, so the document is cached in the live state
 (``context.json``), keyed by what it is made of as the file system shows it
 without git: HEAD and the branch it names, the index, the event log,
-AGENT.md, and the git config files that may turn it off (whether it is on is
-kept with it, so a session start runs no git). Every flush refreshes it
-(:func:`refresh`), so a session start finds it ready; a stale key makes it
-again.
+AGENT.md, the memory files, the identity and skills folders, and the git
+config files that may turn it off (whether it is on is kept with it, so a
+session start runs no git). Every flush refreshes it
+(:func:`refresh`), and ``adapt install`` makes it, so a session start finds
+it ready. When the repository changed otherwise since (an import, a commit),
+the session start makes it again in a detached process and waits for it
+until :data:`WAIT` seconds after the handler started; past that it hands out
+the document kept, saying it is older, and the next session start finds the
+new one. Only with no document
+kept at all (never installed, never flushed) does it wait for the fold.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 
 from git_gasp.live import linkage, spool
 
 BUDGET = 9000  # characters of the document, under the protocol's 10,000
+WORK_TREE = (  # files (and folders: an entry added or removed) the document reads
+    "memory/facts.jsonl",
+    "memory/active_memory.md",
+    "identity",
+    "skills",
+    ".agent/config.toml",
+)
+WAIT = 0.3  # seconds after the handler's start that a session start waits for a new document
+STALE = (
+    "(This document was made before the agent repository last changed; "
+    "the current one is being made for the next session: git gasp status --context shows it.)\n\n"
+)
 OUTPUT_CAP = 10_000  # characters of a hook's output the protocol keeps
 CONFIG_KEY = "gasp.live.rehydrate"
 
@@ -64,6 +83,8 @@ def cache_key(repo: str) -> str:
     if head.startswith("ref: "):
         watched.append(os.path.join(git_dir, head[5:]))
     watched += [os.path.join(repo, "state", "events.jsonl"), os.path.join(repo, "AGENT.md")]
+    # what the document reads from the work tree, committed or not (a fact added)
+    watched += [os.path.join(repo, *part.split("/")) for part in WORK_TREE]
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     watched += [
@@ -84,18 +105,58 @@ def _cache_path(repo: str) -> str:
     return os.path.join(spool.live_dir(repo), "context.json")
 
 
-def cached_document(repo: str) -> str | None:
-    """The document (None when turned off), from the cache when its key still
-    holds, else made (and kept)."""
-    key = cache_key(repo)
+def _kept(repo: str) -> dict[str, object] | None:
+    """The cache as kept (any key), None when there is none."""
     try:
         with open(_cache_path(repo), encoding="utf-8") as fh:
             kept = json.load(fh)
-        if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("text"), str):
-            return str(kept["text"]) if kept.get("enabled", True) else None
     except (OSError, ValueError):
-        pass
-    return refresh(repo, key)
+        return None
+    return kept if isinstance(kept, dict) and isinstance(kept.get("text"), str) else None
+
+
+def cached_document(repo: str, deadline: float | None = None) -> str | None:
+    """The document (None when turned off), from the cache when its key still
+    holds, else made (and kept). When only an older document is kept, it is
+    made again in a detached process, waited for until ``deadline``
+    (``time.monotonic()``; default :data:`WAIT` from now), and the older one
+    (marked :data:`STALE`) handed out if it is not ready by then."""
+    key = cache_key(repo)
+    kept = _kept(repo)
+    if kept is not None and kept.get("key") == key:
+        return str(kept["text"]) if kept.get("enabled", True) else None
+    if kept is None or not kept.get("text") or not enabled(repo):
+        return refresh(repo, key)
+    _refresh_detached(repo, key)
+    deadline = time.monotonic() + WAIT if deadline is None else deadline
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+        fresh = _kept(repo)
+        if fresh is not None and fresh.get("key") == key:
+            return str(fresh["text"]) if fresh.get("enabled", True) else None
+    return STALE + str(kept["text"])
+
+
+def _refresh_detached(repo: str, key: str) -> None:
+    """:func:`refresh` in a new session, its streams on ``/dev/null`` (the
+    harness waits for the hook's output to close, never for this)."""
+    pid = os.fork()
+    if pid == 0:  # the child: start the grandchild, then go
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                try:
+                    if os.environ.get("GASP_LIVE_FAULT") == "slow-context":
+                        time.sleep(2)  # the tests' window: the older document goes out
+                    refresh(repo, key)
+                except Exception as exc:  # the next session start tries again
+                    spool.log_error(spool.live_dir(repo), "-", "SessionStart", f"context: {exc}")
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def refresh(repo: str, key: str | None = None) -> str | None:
@@ -131,12 +192,14 @@ def hook_output(text: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def session_start(repo: str, harness: str, data: bytes) -> str | None:
+def session_start(
+    repo: str, harness: str, data: bytes, deadline: float | None = None
+) -> str | None:
     """Record the session as active, then the output SessionStart prints
-    (None when rehydration is off)."""
+    (None when rehydration is off); ``deadline``: see :func:`cached_document`."""
     payload = json.loads(data)
     session = payload.get("session_id") if isinstance(payload, dict) else None
     if isinstance(session, str) and session:
         linkage.update_active(spool.live_dir(repo), repo, harness, session, [payload])
-    text = cached_document(repo)
+    text = cached_document(repo, deadline)
     return None if text is None else hook_output(text)

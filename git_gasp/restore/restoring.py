@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from git_gasp import git
 from git_gasp.core.contextbudget import DEFAULT_BUDGET
 from git_gasp.core.contextdoc import context_markdown
-from git_gasp.core.graph import Graph
+from git_gasp.core.graph import Graph, Node
 from git_gasp.core.locations import parse_locations
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES
 from git_gasp.core.restorereport import RestoreInputs, build_report
@@ -159,8 +159,18 @@ def describe(
         )
     )
     memory = _memory(root, locations["memory"], cap, report["warnings"])
-    text = context_markdown(report, identity, memory, runs[:RECENT_RUNS], frozenset(apart), budget)
+    recent = runs[:RECENT_RUNS]
+    graph = folder.graph()
+    tasks = {r.run_id: _task(graph.nodes.get(r.run_id)) for r in recent}
+    text = context_markdown(report, identity, memory, recent, frozenset(apart), budget, tasks)
     return Restored(report, text, root)
+
+
+def _task(node: Node | None) -> str:
+    """A run node's task, on one line ("" when it has none)."""
+    props = node.props if node is not None and isinstance(node.props, dict) else {}
+    task = props.get("task")
+    return " ".join(task.split())[:200] if isinstance(task, str) else ""
 
 
 def _verified_identity(

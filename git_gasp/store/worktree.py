@@ -6,9 +6,11 @@ check messages read the same: ``<description> (os error <n>)``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import IO
 
 from git_gasp.core.locations import parse_locations
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES, identity_hash
@@ -28,22 +30,16 @@ def os_error(exc: OSError) -> str:
     return f"{exc.strerror} (os error {exc.errno})"
 
 
-def read_log(repo: str) -> tuple[bytes | None, str | None]:
-    """The raw log bytes, or why it cannot be read (as check 1 words it)."""
-    from git_gasp.store.logfile import read_capped
+@contextlib.contextmanager
+def open_log(repo: str) -> Iterator[IO[bytes]]:
+    """The log opened for a pass over it: a regular file within
+    ``gasp.maxLogBytes`` (refused before reading: check 1 then fails)."""
+    from git_gasp.store.logfile import check_size, max_log_bytes, open_regular
 
-    path = os.path.join(repo, EVENTS_PATH)
-    try:
-        data = read_capped(path, EVENTS_PATH, repo)
-    except OSError as exc:
-        return None, f"cannot read {path}: {os_error(exc)}"
-    except GaspError as exc:  # not a regular file, or over gasp.maxLogBytes
-        return None, f"cannot read {path}: {exc.message}"
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, f"cannot read {path}: stream did not contain valid UTF-8"
-    return data, None
+    fd = open_regular(os.path.join(repo, EVENTS_PATH), EVENTS_PATH)
+    with os.fdopen(fd, "rb") as fh:
+        check_size(fd, EVENTS_PATH, max_log_bytes(repo))
+        yield fh
 
 
 def read_snapshots(repo: str) -> tuple[list[SnapshotFile] | None, str | None]:
