@@ -24,9 +24,8 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 _orjson_loads: Callable[[bytes], Any] | None = None
-_orjson_dumps: Callable[..., bytes] | None = None
+_orjson_dumps: Callable[[Any], bytes] | None = None
 _ORJSON_ERRORS: tuple[type[Exception], ...] = ()
-_SORT_KEYS = 0  # orjson.OPT_SORT_KEYS once loaded
 _orjson_tried = False
 
 
@@ -34,7 +33,7 @@ def _accelerate() -> bool:
     """Load orjson, an accelerator only (every verdict is defined by the exact
     parser below), on the first parse that wants it: importing it costs more
     than a hook that parses nothing should pay. False when it is missing."""
-    global _orjson_loads, _orjson_dumps, _ORJSON_ERRORS, _SORT_KEYS, _orjson_tried
+    global _orjson_loads, _orjson_dumps, _ORJSON_ERRORS, _orjson_tried
     if not _orjson_tried:
         _orjson_tried = True
         try:
@@ -43,7 +42,6 @@ def _accelerate() -> bool:
             return False
         _orjson_loads, _orjson_dumps = orjson.loads, orjson.dumps
         _ORJSON_ERRORS = (orjson.JSONDecodeError, orjson.JSONEncodeError)
-        _SORT_KEYS = orjson.OPT_SORT_KEYS
     return _orjson_loads is not None
 
 
@@ -274,20 +272,7 @@ _SORTED = json.JSONEncoder(
 
 def dumps(value: Json, *, sort_keys: bool = False) -> str:
     """Compact JSON, non-ASCII written raw, as serde_json writes it (the
-    encoders are made once: ``json.dumps`` with these options makes one a call).
-
-    Once a parse has loaded orjson (nothing is imported here), a value of only
-    strings, integers, booleans, None, lists, tuples and string-keyed dicts
-    is written by orjson, whose text for such a value is
-    ``json``'s byte for byte (escapes, key order, integers; tested over every
-    code point): floats (written differently, NaN as null) and any other type
-    go to ``json``, and so does whatever orjson refuses (big integers, lone
-    surrogates)."""
-    if _orjson_dumps is not None and (type(value) in _SCALARS or _plain(value)):
-        try:
-            return _orjson_dumps(value, option=_SORT_KEYS if sort_keys else 0).decode()
-        except _ORJSON_ERRORS:
-            pass
+    encoders are made once: ``json.dumps`` with these options makes one a call)."""
     return (_SORTED if sort_keys else _COMPACT).encode(value)
 
 
@@ -301,34 +286,6 @@ def cache_bytes(value: Json) -> bytes:
         except _ORJSON_ERRORS:  # a lone surrogate, say: the standard library escapes it
             pass
     return json.dumps(value, separators=(",", ":")).encode("ascii")
-
-
-_SCALARS = frozenset({str, int, bool, type(None)})
-
-
-def _plain(value: object) -> bool:
-    """Whether ``value`` holds only the exact types orjson writes as ``json`` does,
-    nested at most orjson's 255 deep (so a value that holds itself ends the walk)."""
-    if type(value) in _SCALARS:
-        return True
-    stack: list[tuple[object, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if level > 255:
-            return False
-        if type(item) is dict:
-            assert isinstance(item, dict)
-            for key, child in item.items():
-                if type(key) is not str:
-                    return False
-                if type(child) not in _SCALARS:
-                    stack.append((child, level + 1))
-        elif type(item) is list or type(item) is tuple:
-            assert isinstance(item, (list, tuple))
-            stack.extend((child, level + 1) for child in item if type(child) not in _SCALARS)
-        elif type(item) not in _SCALARS:
-            return False
-    return True
 
 
 def equal(a: Json, b: Json) -> bool:
