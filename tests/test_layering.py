@@ -74,3 +74,25 @@ def test_starting_a_command_imports_no_yaml_or_toml_parser() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_command_line_imports_a_command_module_only_when_it_runs() -> None:
+    """``git gasp check`` loads the check command's module, not every command's;
+    the root's table names each command as that command calls itself."""
+    import subprocess
+    import sys
+
+    from git_gasp.cli import root
+
+    code = (
+        "import sys, git_gasp.cli.root as r; r.cli.lazy_command('check'); "
+        "print(sorted(m for m in sys.modules if m.startswith('git_gasp.cli.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = {m.rsplit(".", 1)[1] for m in ast.literal_eval(out.stdout)}
+    commands = {target.split(":")[0] for target in root.COMMANDS.values()}
+    assert "check" in loaded and not (loaded & commands) - {"check", "completion"}
+    for name in root.COMMANDS:
+        command = root.cli.lazy_command(name)
+        assert command is not None and command.name == name
+    assert sorted(root.cli.commands) == sorted(root.COMMANDS)

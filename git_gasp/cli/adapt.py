@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
+from git_gasp.cli.adaptlive import flush as live_flush
+from git_gasp.cli.adaptlive import hook as live_hook
 from git_gasp.cli.importing import AGENT_REPO, agent_repo
 from git_gasp.cli.options import JSON, emit
 from git_gasp.errors import OK
@@ -104,6 +106,8 @@ def _commands(group: click.Group, harness: str, scopes: tuple[str, ...], default
 
 _commands(claude_code, "claude-code", ("project", "local", "user"), "local")
 _commands(codex, "codex", ("project", "user"), "project")
+adapt.add_command(live_hook)
+adapt.add_command(live_flush)
 
 
 @adapt.command(name="status")
@@ -164,8 +168,3 @@ def handoff(
     report = do_handoff(to, dest, root, _budget(budget))
     emit(as_json, report, handoff_text(report))
     return OK
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(adapt)
-    cli.add_command(handoff)

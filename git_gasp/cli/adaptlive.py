@@ -18,11 +18,6 @@ from git_gasp.errors import FINDINGS, OK
 HARNESS = click.Choice(["claude-code", "codex"])
 
 
-@click.group()
-def adapt() -> None:
-    """Record Claude Code and Codex sessions as they run (their hooks)."""
-
-
 @click.command(name="hook")
 @click.argument("harness", type=HARNESS)
 @REPO
@@ -68,13 +63,3 @@ def flush(
     if not done and not as_json:
         output.data("no live sessions to flush")
     return FINDINGS if any((d.deferred or "").startswith("error") for d in done) else OK
-
-
-def register(group: click.Group) -> None:
-    """Add ``hook`` and ``flush`` to the ``adapt`` group (made here if absent)."""
-    found = group.commands.get("adapt")
-    target = found if isinstance(found, click.Group) else adapt
-    if found is None:
-        group.add_command(adapt)
-    for command in (hook, flush):
-        target.add_command(command)

@@ -1,4 +1,4 @@
-"""The writing commands: init, run, fact, snapshot, repair (registered on ``cli``)."""
+"""The writing commands: init, run, fact, snapshot, repair."""
 
 from __future__ import annotations
 
@@ -365,8 +365,3 @@ def _size(n: int) -> str:
     if n < 1024:
         return f"{n} bytes"
     return f"{n / 1024:.1f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MiB"
-
-
-def register(group: click.Group) -> None:
-    for command in (init, run, fact, snapshot, repair):
-        group.add_command(command)

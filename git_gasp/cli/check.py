@@ -15,7 +15,9 @@ from git_gasp.errors import FINDINGS, OK
 @click.option("--fixture", is_flag=True, help="Also assert the canonical fixture's four facts.")
 @JSON
 @click.option(
-    "--no-cache", is_flag=True, help="Walk all history; ignore remembered check 4 verdicts."
+    "--no-cache",
+    is_flag=True,
+    help="Walk all history and read the whole log; ignore remembered verdicts and the log memo.",
 )
 def check(path: str | None, repo: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int:
     """Run the seven GASP conformance checks on the agent repository at PATH."""
@@ -101,8 +103,3 @@ def fixture(directory: str, as_json: bool) -> int:
         output.data(f"fixture written to {directory} (commit {commit[:12]})")
         output.diag(f"check it with: git gasp check --fixture {directory}")
     return OK
-
-
-def register(group: click.Group) -> None:
-    for command in (check, fold_cmd, fixture):
-        group.add_command(command)

@@ -45,7 +45,3 @@ def completion(ctx: click.Context, shell: str) -> int:
     """
     output.data(script(shell, ctx.find_root().command))
     return OK
-
-
-def register(group: click.Group) -> None:
-    group.add_command(completion)

@@ -1,4 +1,4 @@
-"""``git gasp demo``: the main job on built-in data (registered on ``cli``)."""
+"""``git gasp demo``: the main job on built-in data."""
 
 from __future__ import annotations
 
@@ -33,7 +33,3 @@ def demo(directory: str | None, as_json: bool) -> int:
     else:
         output.data(result.to_text())
     return OK if result.passed else FINDINGS
-
-
-def register(group: click.Group) -> None:
-    group.add_command(demo)

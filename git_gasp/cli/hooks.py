@@ -1,5 +1,5 @@
 """The hook commands: ``hooks install``, ``hooks status``, ``hooks run`` and
-``validate`` (registered on ``cli``)."""
+``validate``."""
 
 from __future__ import annotations
 
@@ -272,8 +272,3 @@ def _verdict(
     n = len(verdict.errors)
     output.data(f"{changes[1]}: {'ok' if not n else f'{n} violation' + 's' * (n != 1)}")
     return FINDINGS if verdict.errors else OK
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(hooks)
-    cli.add_command(validate)

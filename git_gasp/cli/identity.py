@@ -117,8 +117,3 @@ def skill_check(repo: str | None, as_json: bool) -> int:
     }
     emit(as_json, value, "\n".join(lines))
     return OK if bad == 0 else FINDINGS
-
-
-def register(group: click.Group) -> None:
-    group.add_command(identity)
-    group.add_command(skill)

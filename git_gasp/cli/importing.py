@@ -1,4 +1,4 @@
-"""``git gasp import claude-code|codex`` and ``git gasp usage`` (registered on ``cli``)."""
+"""``git gasp import claude-code|codex`` and ``git gasp usage``."""
 
 from __future__ import annotations
 
@@ -172,8 +172,3 @@ def usage(
     report = read_usage(root, rev_range, by, pricing)
     emit(as_json, report, usage_text(report))
     return OK
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(import_group)
-    cli.add_command(usage)

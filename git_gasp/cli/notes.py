@@ -266,7 +266,3 @@ def sync(remote: str, retries: int, drop_strays: bool, repo: str | None, as_json
         pushed = "nothing to push" if done.tip is None else "up to date"
     output.data(f"notes sync {remote}: {fetched}; {merged}; {pushed}")
     return OK
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(notes)

@@ -1,4 +1,4 @@
-"""The reading commands: runs, show, lineage, nodes (registered on ``cli``)."""
+"""The reading commands: runs, show, lineage, nodes."""
 
 from __future__ import annotations
 
@@ -215,11 +215,6 @@ def nodes(
     with paging.screen(root, color, no_pager) as styled:
         output.data(nodes_text(found, output.paint), styled)
     return OK
-
-
-def register(group: click.Group) -> None:
-    for command in (runs, show, lineage, nodes):
-        group.add_command(command)
 
 
 def _newest_log(root: str, found: Sequence[RunCommit]) -> bytes:

@@ -85,7 +85,3 @@ def _command(kind: Kind) -> click.Command:
 
 for _kind in recording.KINDS:
     record.add_command(_command(_kind))
-
-
-def register(group: click.Group) -> None:
-    group.add_command(record)

@@ -1,4 +1,4 @@
-"""``git gasp report``: the agent's page (registered on ``cli``)."""
+"""``git gasp report``: the agent's page."""
 
 from __future__ import annotations
 
@@ -48,7 +48,3 @@ def report(repo: str | None, out: str | None, as_json: bool) -> int:
     outfile.write(out, page.encode("utf-8"), root)
     output.diag(f"wrote {out}")
     return OK
-
-
-def register(group: click.Group) -> None:
-    group.add_command(report)

@@ -1,4 +1,4 @@
-"""The restore commands: restore (clone + verify + fold) and status (registered on ``cli``)."""
+"""The restore commands: restore (clone + verify + fold) and status."""
 
 from __future__ import annotations
 
@@ -171,8 +171,3 @@ def status(
     restored = describe(root, local=True, budget=_budget(budget))
     emit(restored.report, as_json, context, restored.context, root, (color, no_pager))
     return OK
-
-
-def register(group: click.Group) -> None:
-    for command in (restore, status):
-        group.add_command(command)

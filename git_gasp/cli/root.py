@@ -8,28 +8,53 @@ from collections.abc import Sequence
 import click
 
 from git_gasp import __version__
-from git_gasp.cli import adapt as cli_adapt
-from git_gasp.cli import adaptlive as cli_adaptlive
-from git_gasp.cli import agent as cli_agent
-from git_gasp.cli import check as cli_check
-from git_gasp.cli import completion as cli_completion
-from git_gasp.cli import demo as cli_demo
-from git_gasp.cli import hooks as cli_hooks
-from git_gasp.cli import identity as cli_identity
-from git_gasp.cli import importing as cli_importing
-from git_gasp.cli import notes as cli_notes
 from git_gasp.cli import paging
-from git_gasp.cli import read as cli_read
-from git_gasp.cli import record as cli_record
-from git_gasp.cli import report as cli_report
-from git_gasp.cli import restore as cli_restore
-from git_gasp.cli import sessions as cli_sessions
 from git_gasp.cli.completion import COMPLETE_VAR
+from git_gasp.cli.lazy import LazyGroup
 from git_gasp.cli.shell import handle_errors
 from git_gasp.outcome import tolerant_streams
 
+# command name -> "module:attribute" of its click command, in `--help` order of
+# the groups; a command's module is imported only when that command is looked up
+COMMANDS = {
+    "check": "check:check",
+    "fold": "check:fold_cmd",
+    "fixture": "check:fixture",
+    "init": "agent:init",
+    "run": "agent:run",
+    "fact": "agent:fact",
+    "snapshot": "agent:snapshot",
+    "repair": "agent:repair",
+    "record": "record:record",
+    "demo": "demo:demo",
+    "runs": "read:runs",
+    "show": "read:show",
+    "lineage": "read:lineage",
+    "nodes": "read:nodes",
+    "identity": "identity:identity",
+    "skill": "identity:skill",
+    "restore": "restore:restore",
+    "status": "restore:status",
+    "hooks": "hooks:hooks",
+    "validate": "hooks:validate",
+    "notes": "notes:notes",
+    "transcript": "sessions:transcript",
+    "sessions": "sessions:sessions",
+    "who": "sessions:who",
+    "completion": "completion:completion",
+    "report": "report:report",
+    "import": "importing:import_group",
+    "usage": "importing:usage",
+    "adapt": "adapt:adapt",
+    "handoff": "adapt:handoff",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+@click.group(
+    cls=LazyGroup,
+    lazy_commands={n: f"git_gasp.cli.{t}" for n, t in COMMANDS.items()},
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="git-gasp")
 @click.option("--no-pager", "no_pager", is_flag=True, help="Never send output through the pager.")
 @click.option(
@@ -55,33 +80,13 @@ def cli(ctx: click.Context, no_pager: bool, color: str | None) -> None:
     ctx.obj = {"no_pager": no_pager, "color": color}
 
 
-for _commands in (
-    cli_check,
-    cli_agent,
-    cli_record,
-    cli_demo,
-    cli_read,
-    cli_identity,
-    cli_restore,
-    cli_hooks,
-    cli_notes,
-    cli_sessions,
-    cli_completion,
-    cli_report,
-    cli_importing,
-    cli_adapt,
-    cli_adaptlive,  # after the adapt group, which it adds its commands to
-):
-    _commands.register(cli)
-
-
 def counts_as_git_has_them(args: list[str]) -> list[str]:
     """``-<n>`` after a command that takes ``-n``/``--max-count`` is
     ``--max-count=<n>``, as ``git log -1`` is ``git log -n 1``."""
     position = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
-    if position is None or not isinstance(cli.commands.get(args[position]), click.Command):
+    command = None if position is None else cli.lazy_command(args[position])
+    if position is None or command is None:
         return args
-    command = cli.commands[args[position]]
     if not any("--max-count" in getattr(p, "opts", ()) for p in command.params):
         return args
     head, tail = args[: position + 1], args[position + 1 :]

@@ -1,4 +1,4 @@
-"""The session commands: ``transcript add``, ``sessions`` and ``who`` (registered on ``cli``)."""
+"""The session commands: ``transcript add``, ``sessions`` and ``who``."""
 
 from __future__ import annotations
 
@@ -100,8 +100,3 @@ def who(target: str, repo: str | None, as_json: bool) -> int:
         return OK
     emit(as_json, who_value(found), who_text(found))
     return OK
-
-
-def register(cli: click.Group) -> None:
-    for command in (transcript, sessions, who):
-        cli.add_command(command)
