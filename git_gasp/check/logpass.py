@@ -15,15 +15,15 @@ from __future__ import annotations
 import codecs
 import hashlib
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import IO, NamedTuple
 
 from git_gasp.core.checks import PAIRED_KINDS, ParsedOps
 from git_gasp.core.event import OPS_APPLIED, Actor, Event
 from git_gasp.core.fold import Folder, FoldError
 from git_gasp.core.graph import graphs_equal
 from git_gasp.core.jsonvalue import Json
-from git_gasp.core.log import LineError, LogReader, ParsedLog, gc_paused
+from git_gasp.core.log import LogReader, ParsedLog, gc_paused
 from git_gasp.core.ops import CreateNode, CreateRelation, Op, OpsError, parse_ops
 from git_gasp.core.repochecks import (
     FoldOutcome,
@@ -38,28 +38,12 @@ _NOBODY = Actor("", "")  # what no check reads
 _RUN_KINDS = (RUN_STARTED, RUN_FINISHED)
 
 
-class PassState(NamedTuple):
-    """Where a pass stood after a prefix of the log that ends a line: enough
-    to go on from the next line as if it had read the prefix itself."""
-
-    lines: int  # physical lines read
-    last: bytes  # the last of them, its newline kept
-    nonblank: int  # non-blank lines (:class:`LogReader`'s count)
-    errors: list[LineError]
-    envelope: list[str]
-    cut_last: bool
-    fold: dict[str, Any]  # the :class:`Folder`'s fields
-    events: list[Event]  # slim
-    ops: list[ParsedOps]  # slim
-
-
 class LogPass(NamedTuple):
     log: ParsedLog  # its events slim (see the module's docstring)
     ops: list[ParsedOps]  # each event's ops, slim
     outcome: FoldOutcome
     prefixes: Prefixes  # what check 2 reads of the log's bytes
     prefix_equal: dict[str, bool]  # check 2's verdict by snapshot name
-    state: PassState | None  # to go on from after more lines; None where it cannot
 
 
 class _NotUtf8(ValueError):
@@ -71,9 +55,7 @@ class _Lines:
     UTF-8, counted, hashed through each line count a snapshot covers; when
     the pass has taken a line a snapshot ends at, ``at_point`` is called."""
 
-    def __init__(
-        self, fh: Iterable[bytes], points: dict[int, list[str]], reader: LogReader
-    ) -> None:
+    def __init__(self, fh: IO[bytes], points: dict[int, list[str]], reader: LogReader) -> None:
         self._fh, self._points, self._reader = fh, points, reader
         self._hash = hashlib.sha256() if points else None
         self.count = 0
@@ -113,16 +95,10 @@ class _Lines:
             self._passed(digest)
 
 
-# long: one loop, the pass itself
-def read_pass(
-    fh: Iterable[bytes], snapshots: list[SnapshotFile] | None, start: PassState | None = None
-) -> LogPass | None:
+def read_pass(fh: IO[bytes], snapshots: list[SnapshotFile] | None) -> LogPass | None:
     """Read the open log once (see the module's docstring); None when it is
-    not UTF-8. With ``start`` (no snapshots), ``fh`` gives the lines after
-    those ``start`` has read, and the pass goes on from there."""
+    not UTF-8."""
     points = prefix_counts(snapshots)
-    if points:
-        start = None  # check 2 compares snapshots with the fold of a prefix
     by_name = {s.name: s for s in snapshots or ()}
     reader = LogReader()
     lines = _Lines(fh, points, reader)
@@ -131,12 +107,6 @@ def read_pass(
     events: list[Event] = []
     ops: list[ParsedOps] = []
     equal: dict[str, bool] = {}
-    if start is not None:
-        lines.count, lines.last, reader.count = start.lines, start.last, start.nonblank
-        reader.errors, reader.envelope = start.errors, start.envelope
-        reader._cut_last = start.cut_last
-        folder.__dict__.update(start.fold)
-        events, ops = start.events, start.ops
 
     def compare(names: list[str]) -> None:
         for name in names:
@@ -147,7 +117,7 @@ def read_pass(
     lines.at_point = compare
     try:
         with gc_paused():
-            for event in reader.events(lines, lines.count + 1):
+            for event in reader.events(lines):
                 parsed = _ops_of(event)
                 if failed is None:
                     folder.events += 1
@@ -161,22 +131,9 @@ def read_pass(
                 ops.append(_slim_ops(parsed))
     except _NotUtf8:
         return None
-    state = None
-    if not points and failed is None and lines.last.endswith(b"\n"):
-        state = PassState(
-            lines.count,
-            lines.last,
-            reader.count,
-            list(reader.errors),
-            list(reader.envelope),
-            reader._cut_last,
-            dict(folder.__dict__),
-            events,
-            ops,
-        )
     log = reader.parsed(tuple(events), lines.last)
     prefixes = Prefixes(lines.count, lines.at)
-    return LogPass(log, ops, failed or folder.result(), prefixes, equal, state)
+    return LogPass(log, ops, failed or folder.result(), prefixes, equal)
 
 
 def _ops_of(event: Event) -> ParsedOps:
