@@ -64,7 +64,7 @@ class _Judge:
         self._kinds, self._rels = vocabulary(packs)
         self._vocabulary: list[str] = []
         self._causation: list[str] = []
-        self._seen: set[str] = set()
+        self._ids: dict[str, str] = {}  # the ids of the lines so far, each one object
         self._lifecycle = Lifecycle()
         self._pairing = Pairing()
         self.count = 0
@@ -72,8 +72,9 @@ class _Judge:
     def add(self, event: Event, parsed: ParsedOps) -> None:
         self.count = n = self.count + 1
         self._vocabulary.extend(vocabulary_findings(n, parsed, self._kinds, self._rels))
-        slim = _slim(event)
-        self._causation.extend(causation_findings(n, slim, self._seen))
+        slim = _slim(event, self._ids)
+        self._causation.extend(causation_findings(n, slim, self._ids))
+        self._ids.setdefault(slim.id, slim.id)
         self._lifecycle.add(n, slim)
         self._pairing.add(n, slim, _slim_ops(parsed))
 
@@ -198,7 +199,9 @@ def _shared(value: Json) -> Json:
     return sys.intern(value) if type(value) is str else value
 
 
-def _slim(event: Event) -> Event:
+def _slim(event: Event, ids: dict[str, str]) -> Event:
+    """What checks 5 and 7 and the run lifecycle read of ``event``; its id
+    and cause are the string objects ``ids`` holds for them, when it does."""
     payload = event.payload
     kept: Json = None
     if isinstance(payload, dict):
@@ -208,13 +211,13 @@ def _slim(event: Event) -> Event:
             kept = {"run_id": _shared(payload["run_id"])}
     cause = event.causation_id
     return Event(
-        sys.intern(event.id),
+        ids.get(event.id, event.id),
         event.schema_version,
         0,
         _NOBODY,
         sys.intern(event.kind),
         kept,
-        sys.intern(cause) if cause is not None else None,
+        ids.get(cause, cause) if cause is not None else None,
         None,
     )
 

@@ -17,6 +17,8 @@ against a vocabulary; §11.31 a ``failure.observed`` payload needs ``id``.
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.jsonvalue import Json, dumps, equal
 from git_gasp.core.log import ParsedLog
@@ -98,12 +100,12 @@ def check_causation(events: tuple[Event, ...]) -> CheckReport:
     seen: set[str] = set()
     for n, event in enumerate(events, 1):
         failures.extend(causation_findings(n, event, seen))
+        seen.add(event.id)
     return CheckReport(5, tuple(failures))
 
 
-def causation_findings(n: int, event: Event, seen: set[str]) -> list[str]:
-    """Check 5's findings for line ``n``, given the ids of the lines before
-    it (``seen``, to which its id is added)."""
+def causation_findings(n: int, event: Event, seen: Container[str]) -> list[str]:
+    """Check 5's findings for line ``n``, given the ids of the lines before it."""
     out: list[str] = []
     cause = event.causation_id
     if cause is not None:
@@ -119,7 +121,6 @@ def causation_findings(n: int, event: Event, seen: set[str]) -> list[str]:
             f"line {n}: duplicate event id {event.id} "
             "(ids must be unique for the causal order to be well-defined)"
         )
-    seen.add(event.id)
     return out
 
 
@@ -131,7 +132,7 @@ def check_pairing(events: tuple[Event, ...], ops: list[ParsedOps]) -> CheckRepor
     return pairing.report()
 
 
-Claim = tuple[str, ParsedOps]  # an ops event's id and its ops
+Claim = tuple[str, str, ParsedOps]  # an ops event's id, its cause and its ops
 Entity = tuple[Json, bool, Json]  # a domain event's payload ``id``, has ``status``, ``status``
 
 
@@ -140,9 +141,11 @@ class Pairing:
     since an ops event may claim a domain event before or after it."""
 
     def __init__(self) -> None:
-        self._claimants: dict[str, list[Claim]] = {}  # domain event id -> its ops events
-        self._domain: list[tuple[int, str, str, Entity]] = []  # line, kind, id, entity
-        self._chained: list[tuple[str, str]] = []  # each ops event with a cause: id, cause
+        # domain event id -> its ops event, or (more than one) their list
+        self._claimants: dict[str, Claim | list[Claim]] = {}
+        # line, kind, id and the entity (flat: one tuple fewer each)
+        self._domain: list[tuple[int, str, str, Json, bool, Json]] = []
+        self._chained: list[Claim] = []  # each ops event with a cause, in line order
         self._ops_ids: set[str] = set()  # ids whose last event is an ops event
 
     def add(self, n: int, event: Event, parsed: ParsedOps) -> None:
@@ -151,19 +154,27 @@ class Pairing:
             self._ops_ids.add(event.id)
             cause = event.causation_id
             if cause is not None:
-                self._claimants.setdefault(cause, []).append((event.id, parsed))
-                self._chained.append((event.id, cause))
+                claim = (event.id, cause, parsed)
+                got = self._claimants.get(cause)
+                if got is None:
+                    self._claimants[cause] = claim  # the usual case: one list fewer
+                elif isinstance(got, list):
+                    got.append(claim)
+                else:
+                    self._claimants[cause] = [got, claim]
+                self._chained.append(claim)
             return
         self._ops_ids.discard(event.id)
         if event.kind in PAIRED_KINDS:
-            self._domain.append((n, event.kind, event.id, entity_of(event.payload)))
+            self._domain.append((n, event.kind, event.id, *entity_of(event.payload)))
 
     def report(self) -> CheckReport:
         failures: list[str] = []
-        for n, kind, event_id, entity in self._domain:
-            pairs = self._claimants.get(event_id, [])
-            failures.extend(pairing_findings(n, kind, entity, pairs))
-        for event_id, cause in self._chained:
+        for n, kind, event_id, entity, has_status, status in self._domain:
+            got = self._claimants.get(event_id)
+            pairs = got if isinstance(got, list) else [got] if got is not None else []
+            failures.extend(pairing_findings(n, kind, (entity, has_status, status), pairs))
+        for event_id, cause, _ in self._chained:
             if cause in self._ops_ids:
                 failures.append(
                     f"ops event {event_id} chained to another ops event, not a domain event"
@@ -183,7 +194,7 @@ def claims_by_cause(events: tuple[Event, ...], ops: list[ParsedOps]) -> dict[str
     claims: dict[str, list[Claim]] = {}
     for event, parsed in zip(events, ops, strict=True):
         if event.kind == OPS_APPLIED and event.causation_id is not None:
-            claims.setdefault(event.causation_id, []).append((event.id, parsed))
+            claims.setdefault(event.causation_id, []).append((event.id, event.causation_id, parsed))
     return claims
 
 
@@ -197,7 +208,7 @@ def pairing_findings(n: int, kind: str, entity_of: Entity, pairs: list[Claim]) -
         return [f"line {n}: {kind} `{entity}` has no paired state.ops_applied"]
     out: list[str] = []
     creators = 0
-    for ops_id, parsed in pairs:
+    for ops_id, _, parsed in pairs:
         if isinstance(parsed, OpsError):
             out.append(f"line {n}: paired ops event {ops_id} has malformed payload: {parsed}")
             continue
