@@ -166,6 +166,7 @@ def test_checks_pass_finds_what_the_whole_log_checks_find(tmp_path: Path) -> Non
         _line("r2", "run.started", {"run_id": "run_b"}, None),
         _line("r3", "run.finished", {"run_id": "run_b"}, "r2"),
         _line("r4", "run.finished", {"run_id": "run_b"}, "r2"),
+        _line("o5", "state.ops_applied", [], "o4"),  # chained to an ops event
         _line("o2", "task.created", {"id": "t2"}, None),  # o2's last event is not ops
     ]
     data = ("\n".join(lines) + "\n").encode()
