@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from git_gasp import git as gitrepo
 from git_gasp.core import notes as notefmt
@@ -121,6 +123,45 @@ def test_run_range_reads_correlation_ids() -> None:
     log = b"".join(json.dumps(x).encode() + b"\n" for x in lines) + b'{"torn": "run_a'
     assert sessionnotes.run_range(log, "run_a") == ("e2", "e4")
     assert sessionnotes.run_range(log, "run_c") is None
+
+
+def _split_range(log: bytes, run_id: str) -> tuple[str, str] | None:
+    """run_range as it was: every line parsed (the reference for the search)."""
+    ids = []
+    for line in log.split(b"\n"):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and obj.get("correlation_id") == run_id:
+            if isinstance(obj.get("id"), str) and obj["id"]:
+                ids.append(obj["id"])
+    return (ids[0], ids[-1]) if ids else None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "e1", "e2", "run_a"]),
+            st.sampled_from([None, "run_a", "run_b", "run_aa"]),
+            st.sampled_from(["", "run_a", '"run_a"', "x"]),
+            st.booleans(),
+        ),
+        max_size=8,
+    ),
+    st.sampled_from(["", "\n", '{"torn": "run_a', '"run_a"']),
+)
+def test_run_range_finds_what_parsing_every_line_finds(
+    rows: list[tuple[str, str | None, str, bool]], tail: str
+) -> None:
+    lines = []
+    for ident, corr, note, good in rows:
+        text = json.dumps({"id": ident, "correlation_id": corr, "payload": {"n": note}})
+        lines.append(text if good else text[:-3])  # a line that does not parse
+    log = ("\n".join(lines) + tail).encode()
+    for run_id in ("run_a", "run_b", "e1"):
+        assert sessionnotes.run_range(log, run_id) == _split_range(log, run_id)
 
 
 def test_links_of_messages() -> None:
@@ -368,6 +409,12 @@ def test_run_records(agent: Path) -> None:
     given = sessionnotes.run_records(str(agent), commit, run_id, ["a:b"], ("x", "y"), digest, [])
     assert given[1].events == "x..y"
     assert sessionnotes.run_records(str(agent), commit, run_id, [], None, None, []) == []
+    # bytes held by the caller: used when they are the committed blob, else the blob is
+    held = sessionnotes.run_records(str(agent), commit, run_id, ["a:b"], None, None, [], log)
+    assert held[1] == NoteRecord("a:b", "run", **run)
+    for wrong in (log[:-1] + b"X", log + b"\n", b""):
+        got = sessionnotes.run_records(str(agent), commit, run_id, ["a:b"], None, None, [], wrong)
+        assert got[1] == NoteRecord("a:b", "run", **run)
     note = sessionnotes.add_records(str(agent), commit, records)
     assert not check_note(note)
 

@@ -12,6 +12,8 @@ import random
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from git_gasp.core import secrets
 from git_gasp.core.secrets import SECRET_RULES, SecretFinding, find_secrets
@@ -338,6 +340,65 @@ def test_ten_thousand_typical_event_lines_have_no_findings() -> None:
     assert [line for line in lines if find_secrets(line)] == []
 
 
+def _unscreened(line: str) -> list[SecretFinding]:
+    """find_secrets without its screen: every rule's regex run on every line (the
+    reference the screen must agree with, finding for finding)."""
+    found: list[tuple[int, int, secrets.SecretRule]] = []
+    for rule in SECRET_RULES:
+        for m in rule.pattern.finditer(line):
+            if "value" in m.re.groupindex and secrets._is_placeholder(m["value"]):
+                continue
+            if rule.rule == "password-assignment" and secrets._THING.fullmatch(m["value"]):
+                continue
+            start, end = m.span()
+            if not any(start < e and s < end for s, e, _ in found):
+                found.append((start, end, rule))
+    found.sort(key=lambda f: f[0])
+    return [SecretFinding(r.rule, r.label, s + 1, line[s : s + 4] + "…") for s, e, r in found]
+
+
+# pieces that come near each rule: its triggers, cut, in other cases, with separators
+_PIECES = [
+    *sorted({t for r in SECRET_RULES for t in r.triggers}),
+    "AKIA", "Asia", "GHP_", "Access_Token", "AUTH-TOKEN", "ApiKey", "PassWord", "pwd",
+    "input_tokens", "token", "tok", "acc", "gh", "gl", "api", "sk", "-", "_", "=", ":",
+    '"', "'", "\\", "\\\"", " ", "://", "@", "x:", "u:p4ssw0rd@h", "eyJ", ".", "K", "İ",
+    "ß", "ABCDEFGHIJKLMNOP1234", "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0", "hunter22",
+    "0123456789", "Bearer ", "basic ", "-----BEGIN RSA PRIVATE KEY-----", "live_", "xoxb-1",
+]  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=24))
+def test_the_screen_gives_the_verdict_of_every_regex_run(parts: list[str]) -> None:
+    line = "".join(parts)
+    assert find_secrets(line) == _unscreened(line)
+
+
+@pytest.mark.parametrize(("rule", "line", "secret"), POSITIVES)
+def test_the_screen_agrees_on_every_positive(rule: str, line: str, secret: str) -> None:
+    assert find_secrets(line) == _unscreened(line)
+    for cut in range(0, len(line), 3):  # and on every cut of it
+        assert find_secrets(line[cut:]) == _unscreened(line[cut:])
+
+
+def test_the_screen_groups_hold_their_keys() -> None:
+    # a trigger is tested only when its group's key is in the line: it must hold the key
+    grouped = {t for _, members in secrets._GROUPS for t, _ in members}
+    assert grouped == {t for t, _ in secrets._SCREEN}
+    for key, members in secrets._GROUPS:
+        assert all(key in t for t, _ in members)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=24))
+def test_may_hold_secrets_is_false_only_when_no_line_has_one(parts: list[str]) -> None:
+    text = "\n".join(parts)
+    if not secrets.may_hold_secrets(text):
+        assert not any(_unscreened(line) for line in text.splitlines())
+        assert not any(t in text.lower() for t, _ in secrets._SCREEN)
+
+
 def test_lines_to_scan_names_every_line_with_a_trigger() -> None:
     """check_lines screens a chunk at once: exactly the lines where some
     rule's trigger appears (in any case) are scanned, so no finding is lost."""
@@ -345,7 +406,7 @@ def test_lines_to_scan_names_every_line_with_a_trigger() -> None:
 
     lines = [
         "plain prose with nothing to see",
-        "a TOKEN here",
+        "an ACCESS_TOKEN here",
         "",
         "x SK-ant-abc and ghp_ in one line",
         "İstanbul passw",  # lowering changes the length before the trigger

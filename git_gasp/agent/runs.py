@@ -270,7 +270,7 @@ def _close_open_run(
         locks = closeretry.locks_said(agent.root, [*written, *paths]) if commit else None
     faults.point("close:committed")
     agent.forget_run()
-    note = _write_note(agent.root, commit, run.run_id, sessions) if commit and sessions else None
+    note = _write_note(agent, commit, run.run_id, sessions) if commit and sessions else None
     size = os.path.getsize(os.path.join(agent.root, snapshot)) if snapshot else None
     projections = (projecting.JOURNAL_PATH, *([projecting.MEMORY_PATH] if ours else []))
     kept = () if ours else (projecting.MEMORY_PATH,)
@@ -311,20 +311,21 @@ def _store_soon(
     return thread.join
 
 
-def _write_note(root: str, commit: str, run_id: str, sessions: Sequence[str]) -> str:
-    """The boundary commit's note under refs/notes/agent-sessions: the
-    sessions, the run with its event range and log digest, and the run's
-    transcript if one is stored. The commit is made already, so a failure
-    is reported, not raised (``git gasp notes add`` can write it later)."""
+def _write_note(agent: Agent, commit: str, run_id: str, sessions: Sequence[str]) -> str:
+    """The boundary commit's note under refs/notes/agent-sessions (the sessions,
+    the run with its events and the digest of the log the agent holds when it
+    is the committed blob, the stored transcript); a failure is reported, not
+    raised, the commit being made (``git gasp notes add`` can write it later)."""
     from git_gasp.sessions import notes as sessionnotes
 
-    transcripts = []
+    root, transcripts = agent.root, []
     stored = f"transcripts/{run_id}.jsonl.gz"
     if os.path.isfile(os.path.join(root, stored)):
         digest, size = sessionnotes.digest_file(os.path.join(root, stored))
         transcripts.append((stored, digest, size))
+    args = (root, commit, run_id, sessions, None, None, transcripts, agent.log_bytes())
     try:
-        records = sessionnotes.run_records(root, commit, run_id, sessions, None, None, transcripts)
+        records = sessionnotes.run_records(*args)
         sessionnotes.add_records(root, commit, records)
     except GaspError as exc:
         return f"note not written: {exc.message}"

@@ -139,17 +139,5 @@ def _after(
 
 
 def detach(args: Sequence[str]) -> None:
-    """Run ``python -m git_gasp ARGS`` in a new session, its streams on
-    ``/dev/null``, and return at once (a double fork: nobody waits for it)."""
-    pid = os.fork()
-    if pid == 0:  # the child: start the grandchild, then go
-        try:
-            os.setsid()
-            if os.fork() == 0:
-                null = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(null, fd)
-                os.execv(sys.executable, [sys.executable, "-m", "git_gasp", *args])
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    """Run ``python -m git_gasp ARGS`` detached (:func:`spool.in_background`)."""
+    spool.in_background(lambda: os.execv(sys.executable, [sys.executable, "-m", "git_gasp", *args]))

@@ -138,25 +138,17 @@ def cached_document(repo: str, deadline: float | None = None) -> str | None:
 
 
 def _refresh_detached(repo: str, key: str) -> None:
-    """:func:`refresh` in a new session, its streams on ``/dev/null`` (the
-    harness waits for the hook's output to close, never for this)."""
-    pid = os.fork()
-    if pid == 0:  # the child: start the grandchild, then go
+    """:func:`refresh` detached (:func:`spool.in_background`)."""
+
+    def work() -> None:
         try:
-            os.setsid()
-            if os.fork() == 0:
-                null = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(null, fd)
-                try:
-                    if os.environ.get("GASP_LIVE_FAULT") == "slow-context":
-                        time.sleep(2)  # the tests' window: the older document goes out
-                    refresh(repo, key)
-                except Exception as exc:  # the next session start tries again
-                    spool.log_error(spool.live_dir(repo), "-", "SessionStart", f"context: {exc}")
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+            if os.environ.get("GASP_LIVE_FAULT") == "slow-context":
+                time.sleep(2)  # the tests' window: the older document goes out
+            refresh(repo, key)
+        except Exception as exc:  # the next session start tries again
+            spool.log_error(spool.live_dir(repo), "-", "SessionStart", f"context: {exc}")
+
+    spool.in_background(work)
 
 
 def refresh(repo: str, key: str | None = None) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 ROTATE_BYTES = 1 << 20
 UNKNOWN_SESSION = "_unknown"
@@ -164,3 +164,21 @@ def log_error(live: str, harness: str, event: str | None, error: str) -> None:
             os.close(fd)
     except Exception:  # the log is the last resort: nothing is left to tell
         pass
+
+
+def in_background(work: Callable[[], None]) -> None:
+    """Run ``work`` in a grandchild in a new session, its streams on
+    ``/dev/null``, and return at once: a double fork, so nobody waits for it
+    (the harness waits for the hook's output to close, never for this)."""
+    pid = os.fork()
+    if pid == 0:  # the child: start the grandchild, then go
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                work()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)

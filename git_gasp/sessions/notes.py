@@ -33,6 +33,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from git_gasp import git
+from git_gasp.core.appendonly import blob_id
 from git_gasp.core.notes import NoteRecord, check_note, format_note, merge_notes
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
@@ -232,23 +233,43 @@ def add_records(
 # -- the records of a run -------------------------------------------------------------
 
 
-def log_at(repo: str, commit: str) -> bytes | None:
-    """The event log as ``commit`` holds it, or None."""
+def log_at(repo: str, commit: str, held: bytes | None = None) -> bytes | None:
+    """The event log as ``commit`` holds it, or None: ``held`` when those bytes
+    hash to the committed blob's id (nothing is read back), else the blob read."""
     info = git.object_info(repo, [f"{commit}:{LOG_PATH}"])[0]
     if info is None or info.type != "blob":
         return None
+    if held is not None and len(held) == info.size:
+        if blob_id(held, info.size, git.repo_info(repo).object_format) == info.oid:
+            return held
     return _read_blobs(repo, [info.oid])[info.oid]
 
 
 def run_range(log: bytes, run_id: str) -> tuple[str, str] | None:
-    """Ids of the first and last event of ``log`` whose ``correlation_id`` is ``run_id``."""
+    """Ids of the first and last event of ``log`` whose ``correlation_id`` is ``run_id``.
+
+    Only the lines holding the run id's JSON text are parsed, found from the
+    front for the first and from the back for the last (the log is not split)."""
     needle = json.dumps(run_id, ensure_ascii=False).encode("utf-8", "surrogatepass")
-    lines = log.split(b"\n")
-    first = next((i for i in _run_ids(lines, needle, run_id)), None)
+    first = next(_run_ids(_lines_with(log, needle, False), needle, run_id), None)
     if first is None:
         return None
-    last = next(i for i in _run_ids(reversed(lines), needle, run_id))  # from the end
+    last = next(_run_ids(_lines_with(log, needle, True), needle, run_id))  # from the end
     return first, last
+
+
+def _lines_with(log: bytes, needle: bytes, backwards: bool) -> Iterator[bytes]:
+    """The lines of ``log`` that contain ``needle``, in order or from the end."""
+    at = log.rfind(needle) if backwards else log.find(needle)
+    while at >= 0:
+        start = log.rfind(b"\n", 0, at) + 1
+        end = log.find(b"\n", at)
+        end = len(log) if end < 0 else end
+        yield log[start:end]
+        if backwards:
+            at = log.rfind(needle, 0, start - 1) if start > 0 else -1
+        else:
+            at = log.find(needle, end)
 
 
 def _run_ids(lines: Iterable[bytes], needle: bytes, run_id: str) -> Iterator[str]:
@@ -273,6 +294,7 @@ def run_records(
     events: tuple[str, str] | None,
     log_digest: str | None,
     transcripts: Sequence[tuple[str, str, int]],
+    held: bytes | None = None,
 ) -> list[NoteRecord]:
     """The records ``git gasp run close`` writes on its boundary commit.
 
@@ -282,12 +304,15 @@ def run_records(
     the first session. ``events`` or ``log_digest`` None: computed from the
     commit's ``state/events.jsonl`` when it has one. No session: no records
     (a note links a commit to a session; without one there is nothing to write).
+    ``held``: the bytes the caller believes the commit's log is (a close holds
+    them); used instead of reading the blob back only when their blob id is
+    the committed blob's, so the digest and range are the blob's either way.
     """
     sessions = list(dict.fromkeys(sessions))
     if not sessions:
         return []
     if events is None or log_digest is None:
-        log = log_at(repo, commit)
+        log = log_at(repo, commit, held)
         if log is not None:
             log_digest = log_digest or digest_bytes(log)
             events = events or run_range(log, run_id)
