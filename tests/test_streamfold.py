@@ -80,22 +80,107 @@ def test_a_bad_line_after_at_still_fails_the_fold(tmp_path: Path) -> None:
         fold_log(str(repo), LOG, events[0].id)
 
 
-def test_checks_pass_keeps_each_event_slim_and_folds_as_the_whole_log(tmp_path: Path) -> None:
+def test_checks_pass_keeps_no_event_and_judges_and_folds_as_the_whole_log(tmp_path: Path) -> None:
     from git_gasp.check.logpass import read_pass
-    from git_gasp.store.worktree import read_snapshots
+    from git_gasp.core.checks import (
+        check_causation,
+        check_pairing,
+        check_vocabulary,
+        parse_all_ops,
+    )
+    from git_gasp.core.runlifecycle import lifecycle_findings
+    from git_gasp.store.worktree import read_packs, read_snapshots
 
     repo, _ = _snapshotted(tmp_path)
     data = (repo / LOG).read_bytes()
     snapshots, _ = read_snapshots(str(repo))
+    packs, problems = read_packs(str(repo))
     with (repo / LOG).open("rb") as fh:
-        read = read_pass(fh, snapshots)
+        read = read_pass(fh, snapshots, packs, problems)
     assert read is not None
     whole = parse_log(data)
-    assert [e.id for e in read.log.events] == [e.id for e in whole.events]
+    assert read.log.events == ()  # checks 3, 5 and 7 were judged as the pass read
     assert read.log.envelope_failures == whole.envelope_failures
-    for slim, event in zip(read.log.events, whole.events, strict=True):
-        assert (slim.kind, slim.causation_id) == (event.kind, event.causation_id)
-        assert slim.payload is None or len(slim.payload) <= 2  # id and status, or run_id
+    ops = parse_all_ops(whole.events)
+    causation = check_causation(whole.events)
+    causation = causation._replace(failures=causation.failures + lifecycle_findings(whole.events))
+    assert read.judged == (
+        check_vocabulary(whole.events, ops, packs, problems),
+        causation,
+        check_pairing(whole.events, ops),
+    )
     assert not isinstance(read.outcome, Exception)
     assert graphs_equal(read.outcome.graph, fold(whole.events).graph)
     assert read.prefix_equal and all(read.prefix_equal.values())  # the snapshot's prefix
+
+
+def _line(eid: str, kind: str, payload: object, cause: str | None) -> str:
+    import json
+
+    return json.dumps(
+        {
+            "id": eid,
+            "schema_version": 1,
+            "ts_ms": 1,
+            "actor": {"kind": "agent", "id": "a"},
+            "kind": kind,
+            "payload": payload,
+            "causation_id": cause,
+            "correlation_id": None,
+        },
+        separators=(",", ":"),
+    )
+
+
+def test_checks_pass_finds_what_the_whole_log_checks_find(tmp_path: Path) -> None:
+    """Checks 3, 5 (with the run lifecycle) and 7, judged in the pass, word
+    every finding as the whole-log functions do, in the same order."""
+    import io
+
+    from git_gasp.check.logpass import read_pass
+    from git_gasp.core.checks import (
+        check_causation,
+        check_pairing,
+        check_vocabulary,
+        parse_all_ops,
+    )
+    from git_gasp.core.runlifecycle import lifecycle_findings
+
+    def node(nid: str, kind: str, status: object = None) -> object:
+        props = {} if status is None else {"status": status}
+        return {"CreateNode": {"id": nid, "kind": kind, "props": props}}
+
+    rel = {"CreateRelation": {"from": "g1", "rel": "bogus_rel", "to": "t1", "props": {}}}
+    lines = [
+        _line("o0", "state.ops_applied", [node("t9", "task")], "d1"),  # claims a later event
+        _line("d1", "task.created", {"id": "t9", "status": "Open"}, None),
+        _line("o1", "state.ops_applied", [node("t9", "task", "Done")], "d1"),  # second creator
+        _line("d2", "goal.created", {"id": "g1"}, None),
+        _line("o2", "state.ops_applied", [node("g1", "task"), rel], "d2"),  # wrong kind
+        _line("d3", "goal.created", {"title": "no id"}, None),
+        _line("d4", "decision.created", {"id": "x1"}, None),  # unpaired
+        _line("o3", "state.ops_applied", [node("q1", "weird_kind")], "o2"),  # chained
+        _line("o4", "state.ops_applied", {"not": "ops"}, "d4"),  # malformed
+        _line("d1", "note.added", {}, "ahead"),  # duplicate id, forward cause, bad root
+        _line("r1", "run.started", {"run_id": "run_a"}, None),
+        _line("r2", "run.started", {"run_id": "run_b"}, None),
+        _line("r3", "run.finished", {"run_id": "run_b"}, "r2"),
+        _line("r4", "run.finished", {"run_id": "run_b"}, "r2"),
+        _line("o5", "state.ops_applied", [], "o4"),  # chained to an ops event
+        _line("o2", "task.created", {"id": "t2"}, None),  # o2's last event is not ops
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    read = read_pass(io.BytesIO(data), None, [], ["packs/x: a problem"])
+    assert read is not None
+    whole = parse_log(data)
+    assert whole.ok
+    ops = parse_all_ops(whole.events)
+    causation = check_causation(whole.events)
+    causation = causation._replace(failures=causation.failures + lifecycle_findings(whole.events))
+    expected = (
+        check_vocabulary(whole.events, ops, [], ["packs/x: a problem"]),
+        causation,
+        check_pairing(whole.events, ops),
+    )
+    assert read.judged == expected
+    assert all(len(report.failures) >= 3 for report in expected)  # each check found things

@@ -14,21 +14,13 @@ from git_gasp import git
 from git_gasp.check.history import check_append_only
 from git_gasp.check.logpass import LogPass, read_pass
 from git_gasp.core import pathcase
-from git_gasp.core.checks import check_causation, check_envelope, check_pairing, check_vocabulary
-from git_gasp.core.event import Event
+from git_gasp.core.checks import check_envelope
 from git_gasp.core.locations import DEFAULT_LOCATIONS
+from git_gasp.core.pack import Pack
 from git_gasp.core.repochecks import SnapshotFile, check_replay, check_restore
 from git_gasp.core.report import CheckReport, failed
-from git_gasp.core.runlifecycle import lifecycle_findings
 from git_gasp.errors import GaspError
 from git_gasp.store import worktree
-
-
-def _with_lifecycle(report: CheckReport, events: tuple[Event, ...]) -> CheckReport:
-    """Check 5 with the run lifecycle's findings: a run finished twice, or
-    two runs open at once (:mod:`git_gasp.core.runlifecycle`)."""
-    found = lifecycle_findings(events)
-    return report._replace(failures=report.failures + found) if found else report
 
 
 def _with_case(repo: str, report: CheckReport) -> CheckReport:
@@ -72,7 +64,8 @@ def _log_checks(repo: str, fixture: bool, given: CheckReport | None) -> list[Che
     """Checks 1-7 in order; check 4 is ``given``, or a place held for it."""
     append_only = given if given is not None else failed(4, "not run")
     snapshots, snapshots_error = worktree.read_snapshots(repo)
-    read, error = _read(repo, snapshots if snapshots_error is None else None)
+    packs, problems = worktree.read_packs(repo)
+    read, error = _read(repo, snapshots if snapshots_error is None else None, packs, problems)
     if read is None:
         return [
             failed(1, f"{worktree.EVENTS_PATH}: {error}"),
@@ -88,27 +81,29 @@ def _log_checks(repo: str, fixture: bool, given: CheckReport | None) -> list[Che
             append_only,
             *(failed(n, "log does not fully parse; see check 1") for n in (5, 6, 7)),
         ]
-    events, ops, outcome = log.events, read.ops, read.outcome
-    packs, problems = worktree.read_packs(repo)
-    replay = (events, read.prefixes, outcome, snapshots, snapshots_error, read.prefix_equal)
+    outcome = read.outcome
+    vocabulary, causation, pairing = read.judged
+    replay = (log.events, read.prefixes, outcome, snapshots, snapshots_error, read.prefix_equal)
     return [
         check_envelope(log),
         check_replay(*replay),
-        check_vocabulary(events, ops, packs, problems),
+        vocabulary,
         append_only,
-        _with_lifecycle(check_causation(events), events),
+        causation,
         _with_case(repo, check_restore(worktree.read_identity(repo), outcome, fixture)),
-        check_pairing(events, ops),
+        pairing,
     ]
 
 
-def _read(repo: str, snapshots: list[SnapshotFile] | None) -> tuple[LogPass | None, str | None]:
+def _read(
+    repo: str, snapshots: list[SnapshotFile] | None, packs: list[Pack], problems: list[str]
+) -> tuple[LogPass | None, str | None]:
     """The log read in one pass (:mod:`git_gasp.check.logpass`), or why it
     cannot be read (as check 1 words it)."""
     path = os.path.join(repo, worktree.EVENTS_PATH)
     try:
         with worktree.open_log(repo) as fh:
-            read = read_pass(fh, snapshots)
+            read = read_pass(fh, snapshots, packs, problems)
     except OSError as exc:
         return None, f"cannot read {path}: {worktree.os_error(exc)}"
     except GaspError as exc:  # not a regular file, or over gasp.maxLogBytes

@@ -1,13 +1,14 @@
 """One pass over the log for ``git gasp check``: parse, check 1's findings,
-the ops, the fold and check 2's prefix comparisons, line by line.
+the ops, the fold, check 2's prefix comparisons and checks 3, 5 (with the run
+lifecycle) and 7, line by line.
 
-What the other checks read of each event is kept, nothing more: the id, the
-kind and the causation (check 5), a paired event's ``id`` and ``status``
-(check 7), a run event's ``run_id`` (check 5's run lifecycle); of each ops
-event, its CreateNode and CreateRelation ops, with only a ``status`` prop
-(checks 3 and 7). The fold's graph holds the rest. The log is read from its
-file line by line, so memory holds the graph and those slim records, never
-the log's bytes nor every event whole.
+The log is read from its file line by line, and no event is kept whole nor
+in a list: checks 3 and 5 judge each event as it passes; check 7 keeps, until
+the end, a domain event's line, id and payload ``id``/``status``, an ops
+event's id, cause and CreateNode ops (id, kind, a shared ``status`` prop),
+since an ops event may claim a domain event anywhere in the log; check 2
+keeps the last event id of each snapshot's prefix. Memory holds the fold's
+graph and those records, never the log's bytes.
 """
 
 from __future__ import annotations
@@ -18,13 +19,20 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import IO, NamedTuple
 
-from git_gasp.core.checks import PAIRED_KINDS, ParsedOps
+from git_gasp.core.checks import (
+    PAIRED_KINDS,
+    Pairing,
+    ParsedOps,
+    causation_findings,
+    vocabulary_findings,
+)
 from git_gasp.core.event import OPS_APPLIED, Actor, Event
 from git_gasp.core.fold import Folder, FoldError
 from git_gasp.core.graph import graphs_equal
 from git_gasp.core.jsonvalue import Json
 from git_gasp.core.log import LogReader, ParsedLog, gc_paused
-from git_gasp.core.ops import CreateNode, CreateRelation, Op, OpsError, parse_ops
+from git_gasp.core.ops import CreateNode, Op, OpsError, parse_ops
+from git_gasp.core.pack import Pack, vocabulary
 from git_gasp.core.repochecks import (
     FoldOutcome,
     Prefixes,
@@ -32,18 +40,48 @@ from git_gasp.core.repochecks import (
     prefix_counts,
     snapshot_graph,
 )
+from git_gasp.core.report import CheckReport
 from git_gasp.core.resume import RUN_FINISHED, RUN_STARTED
+from git_gasp.core.runlifecycle import Lifecycle
 
 _NOBODY = Actor("", "")  # what no check reads
 _RUN_KINDS = (RUN_STARTED, RUN_FINISHED)
 
 
 class LogPass(NamedTuple):
-    log: ParsedLog  # its events slim (see the module's docstring)
-    ops: list[ParsedOps]  # each event's ops, slim
+    log: ParsedLog  # its events not kept (``events`` is empty)
     outcome: FoldOutcome
     prefixes: Prefixes  # what check 2 reads of the log's bytes
     prefix_equal: dict[str, bool]  # check 2's verdict by snapshot name
+    judged: tuple[CheckReport, CheckReport, CheckReport]  # checks 3, 5 and 7
+
+
+class _Judge:
+    """Checks 3, 5 (with the run lifecycle, :mod:`git_gasp.core.runlifecycle`)
+    and 7, fed each event in line order."""
+
+    def __init__(self, packs: list[Pack]) -> None:
+        self._kinds, self._rels = vocabulary(packs)
+        self._vocabulary: list[str] = []
+        self._causation: list[str] = []
+        self._ids: dict[str, str] = {}  # the ids of the lines so far, each one object
+        self._lifecycle = Lifecycle()
+        self._pairing = Pairing()
+        self.count = 0
+
+    def add(self, event: Event, parsed: ParsedOps) -> None:
+        self.count = n = self.count + 1
+        self._vocabulary.extend(vocabulary_findings(n, parsed, self._kinds, self._rels))
+        slim = _slim(event, self._ids)
+        self._causation.extend(causation_findings(n, slim, self._ids))
+        self._ids.setdefault(slim.id, slim.id)
+        self._lifecycle.add(n, slim)
+        self._pairing.add(n, slim, _slim_ops(parsed))
+
+    def reports(self, problems: list[str]) -> tuple[CheckReport, CheckReport, CheckReport]:
+        causation = (*self._causation, *self._lifecycle.findings)
+        vocabulary = (*problems, *self._vocabulary)
+        return CheckReport(3, vocabulary), CheckReport(5, causation), self._pairing.report()
 
 
 class _NotUtf8(ValueError):
@@ -95,20 +133,28 @@ class _Lines:
             self._passed(digest)
 
 
-def read_pass(fh: IO[bytes], snapshots: list[SnapshotFile] | None) -> LogPass | None:
-    """Read the open log once (see the module's docstring); None when it is
-    not UTF-8."""
+def read_pass(
+    fh: IO[bytes],
+    snapshots: list[SnapshotFile] | None,
+    packs: list[Pack] | None = None,
+    problems: list[str] | None = None,
+) -> LogPass | None:
+    """Read the open log once (see the module's docstring), judging check 3
+    with ``packs`` (and their ``problems``); None when it is not UTF-8."""
     points = prefix_counts(snapshots)
     by_name = {s.name: s for s in snapshots or ()}
     reader = LogReader()
     lines = _Lines(fh, points, reader)
     folder = Folder()
     failed: FoldError | None = None
-    events: list[Event] = []
-    ops: list[ParsedOps] = []
+    judge = _Judge(packs or [])
     equal: dict[str, bool] = {}
+    last_ids: dict[int, str] = {}
+    last_id = [""]
 
     def compare(names: list[str]) -> None:
+        if reader.count:
+            last_ids[reader.count] = last_id[0]
         for name in names:
             graph = snapshot_graph(by_name[name])
             if graph is not None:
@@ -127,13 +173,13 @@ def read_pass(fh: IO[bytes], snapshots: list[SnapshotFile] | None) -> LogPass | 
                         )
                     elif parsed is not None:
                         folder.apply_ops(parsed, event.id)
-                events.append(_slim(event))
-                ops.append(_slim_ops(parsed))
+                judge.add(event, parsed)
+                last_id[0] = event.id
     except _NotUtf8:
         return None
-    log = reader.parsed(tuple(events), lines.last)
-    prefixes = Prefixes(lines.count, lines.at)
-    return LogPass(log, ops, failed or folder.result(), prefixes, equal)
+    log = reader.parsed((), lines.last)
+    prefixes = Prefixes(lines.count, lines.at, last_ids)
+    return LogPass(log, failed or folder.result(), prefixes, equal, judge.reports(problems or []))
 
 
 def _ops_of(event: Event) -> ParsedOps:
@@ -153,7 +199,9 @@ def _shared(value: Json) -> Json:
     return sys.intern(value) if type(value) is str else value
 
 
-def _slim(event: Event) -> Event:
+def _slim(event: Event, ids: dict[str, str]) -> Event:
+    """What checks 5 and 7 and the run lifecycle read of ``event``; its id
+    and cause are the string objects ``ids`` holds for them, when it does."""
     payload = event.payload
     kept: Json = None
     if isinstance(payload, dict):
@@ -163,18 +211,24 @@ def _slim(event: Event) -> Event:
             kept = {"run_id": _shared(payload["run_id"])}
     cause = event.causation_id
     return Event(
-        sys.intern(event.id),
+        ids.get(event.id, event.id),
         event.schema_version,
         0,
         _NOBODY,
         sys.intern(event.kind),
         kept,
-        sys.intern(cause) if cause is not None else None,
+        ids.get(cause, cause) if cause is not None else None,
         None,
     )
 
 
+_NO_OPS: tuple[Op, ...] = ()
+_STATUS: dict[str, dict[str, Json]] = {}  # one ``{"status": s}`` per status string (never written)
+
+
 def _slim_ops(parsed: ParsedOps) -> ParsedOps:
+    """What check 7 reads of an event's ops: its CreateNode ops' id, kind and
+    ``status`` prop (a dict shared by every op with that status)."""
     if parsed is None or isinstance(parsed, OpsError):
         return parsed
     kept: list[Op] = []
@@ -183,8 +237,15 @@ def _slim_ops(parsed: ParsedOps) -> ParsedOps:
             props = op.props
             status = _NO_PROPS
             if isinstance(props, dict) and "status" in props:
-                status = {"status": _shared(props["status"])}
+                status = _status_prop(props["status"])
             kept.append(CreateNode(sys.intern(op.id), sys.intern(op.kind), status))
-        elif isinstance(op, CreateRelation):  # its rel (check 3); from_ names it there
-            kept.append(CreateRelation(sys.intern(op.from_), sys.intern(op.rel), "", _NO_PROPS))
-    return tuple(kept)
+    return tuple(kept) if kept else _NO_OPS
+
+
+def _status_prop(value: Json) -> dict[str, Json]:
+    if type(value) is not str:
+        return {"status": value}
+    prop = _STATUS.get(value)
+    if prop is None:
+        prop = _STATUS[value] = {"status": sys.intern(value)}
+    return prop

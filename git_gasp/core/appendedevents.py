@@ -9,7 +9,14 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from git_gasp.core.checks import PAIRED_KINDS, ParsedOps, is_allowed_root, pairing_findings
+from git_gasp.core.checks import (
+    PAIRED_KINDS,
+    ParsedOps,
+    claims_by_cause,
+    entity_of,
+    is_allowed_root,
+    pairing_findings,
+)
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.finding import Finding
 from git_gasp.core.log import log_lines, parse_log
@@ -66,16 +73,13 @@ def check_events(
             ops.append(exc)
     out += _causation(path, context, events, [at(n) for n in lines])
     out += _ops(path, context, events, ops, [at(n) for n in lines], packs)
-    claimants: dict[str, list[int]] = {}
+    claimants = claims_by_cause(events, ops)
     for i, event in enumerate(events):
-        if event.kind == OPS_APPLIED and event.causation_id is not None:
-            claimants.setdefault(event.causation_id, []).append(i)
-    for i, event in enumerate(events):
-        expected = PAIRED_KINDS.get(event.kind)
-        if expected is None:
+        if event.kind not in PAIRED_KINDS:
             continue
         n = at(lines[i])
-        for message in pairing_findings(n, event, expected, claimants, events, ops):
+        pairs = claimants.get(event.id, [])
+        for message in pairing_findings(n, event.kind, entity_of(event.payload), pairs):
             message = message.removeprefix(f"line {n}: ")
             out.append(
                 Finding(

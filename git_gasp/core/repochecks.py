@@ -55,6 +55,7 @@ class Prefixes(NamedTuple):
 
     lines: int
     at: Mapping[int, tuple[str, int]]
+    last_ids: Mapping[int, str]  # by event count at a line count in ``at``: its last event's id
 
 
 def check_replay(
@@ -69,7 +70,8 @@ def check_replay(
 
     ``prefix_equal``, when given, holds that verdict by snapshot name, as a
     fold that streamed the log found it when it passed the snapshot's prefix
-    (:func:`prefix_counts` says where); ``events`` then need no payloads."""
+    (:func:`prefix_counts` says where); ``events`` are then not read (the
+    pass's :class:`Prefixes` name the last event of each prefix)."""
     if isinstance(outcome, FoldError):
         return CheckReport(2, (f"fold failed: {outcome.msg}",))
     notes = [s.note() for s in outcome.skipped]
@@ -80,15 +82,17 @@ def check_replay(
         return CheckReport(2, (), tuple(notes))
     failures: list[str] = []
     seals: list[_Seal] = []
+    last_id: Callable[[int], str | None]
     if isinstance(raw_log, Prefixes):
-        lines, prefix = raw_log.lines, raw_log.at.__getitem__
+        lines, prefix, last_id = raw_log.lines, raw_log.at.__getitem__, raw_log.last_ids.get
     else:
         lines, prefix = physical_line_count(raw_log), functools.partial(_prefix, raw_log)
+        last_id = functools.partial(_last_id, events)
     for snap in sorted(snapshots, key=lambda s: s.name):
         if snap.data is None and snap.error is None:
             notes.append(f"snapshot {snap.name}: no graph.json — not verified")
             continue
-        problem, seal = _read_seal(snap, prefix, lines, events)
+        problem, seal = _read_seal(snap, prefix, lines, last_id)
         if problem:
             failures.append(f"snapshot {snap.name}: {problem}")
         elif seal is not None:
@@ -140,11 +144,15 @@ def _prefix(raw_log: bytes, count: int) -> tuple[str, int]:
     )
 
 
+def _last_id(events: tuple[Event, ...], count: int) -> str | None:
+    return events[count - 1].id if count else None
+
+
 def _read_seal(
     snap: SnapshotFile,
     prefix: Callable[[int], tuple[str, int]],
     lines: int,
-    events: tuple[Event, ...],
+    last_id: Callable[[int], str | None],
 ) -> tuple[str | None, _Seal | None]:
     """Verify one snapshot's record up to the graph comparison."""
     if snap.error is not None or snap.data is None:
@@ -172,7 +180,7 @@ def _read_seal(
     if digest != sha:
         return "integrity hash mismatch (log prefix changed?)", None
     event_id = integrity.get("event_id")
-    if type(event_id) is str and (k == 0 or events[k - 1].id != event_id):
+    if type(event_id) is str and (k == 0 or last_id(k) != event_id):
         return f"integrity event_id `{event_id}` is not the last event of the prefix", None
     try:
         graph = parse_graph(graph_v)

@@ -18,27 +18,38 @@ RUN_STARTED = "run.started"
 
 def lifecycle_findings(events: Sequence[Event]) -> tuple[str, ...]:
     """``line N: ...`` for each start while a run is open and each second finish."""
-    findings: list[str] = []
-    open_run: tuple[str, int] | None = None  # (run id, line of its start)
-    finished: dict[str, int] = {}  # run id -> line of its finish, since its latest start
+    lifecycle = Lifecycle()
     for n, event in enumerate(events, 1):
+        lifecycle.add(n, event)
+    return tuple(lifecycle.findings)
+
+
+class Lifecycle:
+    """The lifecycle findings event by event (``findings``, so far)."""
+
+    def __init__(self) -> None:
+        self.findings: list[str] = []
+        self._open: tuple[str, int] | None = None  # (run id, line of its start)
+        self._finished: dict[str, int] = {}  # run id -> line of its finish, since its latest start
+
+    def add(self, n: int, event: Event) -> None:
+        """Line ``n``."""
         run = run_id_of(event)
         if run is None:
-            continue
+            return
         if event.kind == RUN_STARTED:
-            if open_run is not None:
-                findings.append(
-                    f"line {n}: run {run} started while run {open_run[0]} (line {open_run[1]}) "
-                    "is open: two runs open at once"
+            if self._open is not None:
+                self.findings.append(
+                    f"line {n}: run {run} started while run {self._open[0]} "
+                    f"(line {self._open[1]}) is open: two runs open at once"
                 )
-            open_run = (run, n)
-            finished.pop(run, None)
+            self._open = (run, n)
+            self._finished.pop(run, None)
         elif event.kind == RUN_FINISHED:
-            if run in finished:
-                findings.append(
-                    f"line {n}: run {run} finished twice (first at line {finished[run]})"
+            if run in self._finished:
+                self.findings.append(
+                    f"line {n}: run {run} finished twice (first at line {self._finished[run]})"
                 )
-            finished[run] = n
-            if open_run is not None and open_run[0] == run:
-                open_run = None
-    return tuple(findings)
+            self._finished[run] = n
+            if self._open is not None and self._open[0] == run:
+                self._open = None
