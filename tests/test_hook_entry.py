@@ -63,6 +63,17 @@ def test_every_hook_runs_without_click_or_a_command_module(fixture_repo: Path) -
         assert done.returncode == 0, (call, done.stderr)
 
 
+def test_a_pre_commit_judging_one_change_loads_no_thread_pool(fixture_repo: Path) -> None:
+    # the versions of an append-only file are hashed in threads only when there are
+    # many; one staged event must not pay for the pool's imports (logging with them)
+    _append_event(fixture_repo)
+    git(fixture_repo, "add", "-A")
+    probe = PROBE.replace("m == 'click'", "m in ('click', 'concurrent.futures', 'logging')")
+    cmd = [sys.executable, "-c", probe, "hooks", "run", "pre-commit"]
+    done = subprocess.run(cmd, cwd=fixture_repo, capture_output=True, text=True)
+    assert "loaded: []" in done.stderr, done.stderr
+
+
 def test_a_rejection_through_the_fast_path_is_the_documented_one(fixture_repo: Path) -> None:
     lines = log_path(fixture_repo).read_text(encoding="utf-8").splitlines()
     log_path(fixture_repo).write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")

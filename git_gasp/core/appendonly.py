@@ -188,11 +188,16 @@ def test_in_background(work: Iterable[tuple[Anchors, Blob, str]]) -> None:
     """Start hashing each (anchors, blob, anchor) in two threads, in the order
     given, and return at once: the caller goes on judging (the hashing
     releases the interpreter) and :meth:`Anchors.known` waits for a result it
-    needs before its turn. Only the calling thread may use the anchors then."""
+    needs before its turn. Only the calling thread may use the anchors then.
+    With nothing to hash (a hook judging one change) no pool, and none of the
+    thread pool's imports (logging with it), is made."""
+    todo = list(work)
+    if not todo:
+        return
     from concurrent.futures import ThreadPoolExecutor
 
     pool = ThreadPoolExecutor(max_workers=2)
-    for anchors, blob, anchor in work:
+    for anchors, blob, anchor in todo:
         if blob.oid not in anchors.prefix_of and blob.oid not in anchors.pending:
             anchors.pending[blob.oid] = pool.submit(anchors._test, blob, anchor)
     pool.shutdown(wait=False)  # the threads end when the queue is done
