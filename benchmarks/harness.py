@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -111,6 +112,20 @@ def fmt_s(seconds: float) -> str:
 
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
+
+
+def run_timed(cmd: list[str], cwd: Path | None, env: dict[str, str] | None) -> tuple[float, float]:
+    """Run ``cmd``, which must succeed: its wall seconds and the CPU seconds
+    of its whole process tree (the CPU figure moves less with other load)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
+    took = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        out = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out}")
+    return took, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def time_process(cmd: list[str], repeats: int, warmups: int = 1) -> list[float]:

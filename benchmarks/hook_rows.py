@@ -17,23 +17,17 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import generate as gen
-from harness import TARGETS, Row, clone_repo, close_env, fmt_s, setup_round, verdict
+from harness import TARGETS, Row, clone_repo, close_env, fmt_s, run_timed, setup_round, verdict
 
 HOOK = [sys.executable, "-m", "git_gasp", "hooks", "run"]
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
-    took = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr.decode(errors='replace')}")
-    return took
+    return run_timed(cmd, cwd, env)[0]
 
 
 def _staged_run(repo: Path, work: Path, name: str, env: dict[str, str]) -> Path:

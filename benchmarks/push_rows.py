@@ -21,7 +21,6 @@ without the hook, which is installed afterwards); for o they are empty.
 
 from __future__ import annotations
 
-import resource
 import shutil
 import statistics
 import subprocess
@@ -32,24 +31,14 @@ from typing import Any
 
 import generate as gen
 import onboarding
-from harness import Row, clone_repo, close_env, fmt_s, verdict
+from harness import Row, clone_repo, close_env, fmt_s, run_timed, verdict
 
 REFS = 50
 REWRITTEN = 100
 TARGET = 1.0  # seconds the hook may add
 
 
-def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    """The wall and CPU seconds (every process of the push) of ``cmd``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
-    took = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr.decode(errors='replace')}")
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return took, cpu
+_timed = run_timed  # wall and CPU seconds (every process of the push)
 
 
 def _server(work: Path, name: str, source: Path, hooked: bool, env: dict[str, str]) -> Path:

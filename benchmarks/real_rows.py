@@ -30,7 +30,16 @@ from typing import Any
 
 import generate as gen
 from check_rows import CHECK4_PATHS
-from harness import Row, check_cmd, close_env, fmt_s, log, verdict, verify_conformant
+from harness import (
+    Row,
+    check_cmd,
+    close_env,
+    fmt_s,
+    log,
+    run_timed,
+    verdict,
+    verify_conformant,
+)
 
 TARGET_R = 1.3  # x the floor
 TARGET_R_WARM = 0.3  # seconds
@@ -94,16 +103,7 @@ def _cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _run(cmd: list[str], cwd: Path | None, env: dict[str, str] | None) -> tuple[float, float]:
-    """Run ``cmd`` (it must succeed): its wall and CPU seconds (its whole
-    process tree: the CPU figure moves less than the wall with other load)."""
-    cpu, t0 = _cpu(), time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
-    took = time.perf_counter() - t0
-    if proc.returncode != 0:
-        out = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out}")
-    return took, _cpu() - cpu
+_run = run_timed  # wall and CPU seconds of a command that must succeed
 
 
 def _time_check(

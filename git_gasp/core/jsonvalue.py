@@ -90,6 +90,22 @@ def _serde_int(text: str) -> int | float:
     return _float(text)
 
 
+class DuplicateKey(ValueError):
+    """A key twice in one JSON object (its ``args[0]`` is the key)."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An ``object_pairs_hook`` for strict files (session notes, a harness's
+    settings) that refuses a key twice in one object: rewriting such a file
+    would silently drop one of the values."""
+    out: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = item
+    return out
+
+
 class Parser:
     """One decoder that also remembers which objects had duplicate keys.
 

@@ -64,6 +64,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Literal, NamedTuple, cast, get_args
 
+from git_gasp.core.jsonvalue import DuplicateKey, unique_keys
 from git_gasp.core.secrets import find_secrets
 from git_gasp.core.trailers import is_session_ref
 
@@ -118,19 +119,6 @@ class NoteProblem(NamedTuple):
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}" if self.line else f"note: {self.message}"
-
-
-class _Duplicate(ValueError):
-    pass
-
-
-def _object(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    seen: dict[str, object] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _Duplicate(key)
-        seen[key] = value
-    return seen
 
 
 def _dump(obj: dict[str, object]) -> str:
@@ -272,8 +260,8 @@ def _parse_line(line: bytes) -> tuple[NoteRecord | None, list[str]]:
     except UnicodeDecodeError:
         return None, ["is not UTF-8"]
     try:
-        obj = json.loads(text, object_pairs_hook=_object)
-    except _Duplicate as dup:
+        obj = json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKey as dup:
         return None, [f"key `{dup}` appears twice"]
     except (ValueError, RecursionError):
         return None, ["is not a JSON object"]

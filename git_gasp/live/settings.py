@@ -25,6 +25,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from git_gasp.core.jsonvalue import DuplicateKey, unique_keys
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.store.writer import write_atomically
 
@@ -173,19 +174,6 @@ def _refused(path: str, why: str, harness: str) -> GaspError:
     )
 
 
-class _Duplicate(ValueError):
-    """A key twice in one JSON object."""
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, item in pairs:
-        if key in out:
-            raise _Duplicate(key)
-        out[key] = item
-    return out
-
-
 def _indent(text: str) -> int | str | None:
     found = re.search(r"\n([ \t]+)\S", text)
     if found is None:
@@ -204,13 +192,13 @@ def read_settings(path: str, harness: str) -> Settings:
         raise _refused(path, f"cannot read: {exc.strerror}", harness) from None
     try:
         text = data.decode("utf-8-sig")
-        value = json.loads(text, object_pairs_hook=_unique) if text.strip() else {}
+        value = json.loads(text, object_pairs_hook=unique_keys) if text.strip() else {}
     except UnicodeDecodeError:
         raise _refused(path, "not UTF-8", harness) from None
     except json.JSONDecodeError as exc:
         why = f"line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})"
         raise _refused(path, why, harness) from None
-    except _Duplicate as exc:  # rewriting the file would drop one of them
+    except DuplicateKey as exc:  # rewriting the file would drop one of them
         raise _refused(
             path, f"the key {exc.args[0]!r} appears twice in one object", harness
         ) from None
