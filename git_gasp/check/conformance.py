@@ -12,7 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from git_gasp import git
 from git_gasp.check.history import check_append_only
-from git_gasp.check.logpass import LogPass, read_pass
+from git_gasp.check.logmemo import LogMemo
+from git_gasp.check.logpass import LogPass, can_resume, read_pass
 from git_gasp.core import pathcase
 from git_gasp.core.checks import check_envelope
 from git_gasp.core.locations import DEFAULT_LOCATIONS
@@ -52,20 +53,24 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
     except OSError:
         size = 0
     if size > PARALLEL_LOG_BYTES:
-        return _log_checks(repo, fixture, check_append_only(repo, use_cache))
+        return _log_checks(repo, fixture, check_append_only(repo, use_cache), use_cache)
     with ThreadPoolExecutor(max_workers=1) as pool:
         history = pool.submit(check_append_only, repo, use_cache)
-        reports = _log_checks(repo, fixture, None)
+        reports = _log_checks(repo, fixture, None, use_cache)
         reports[3] = history.result()
     return reports
 
 
-def _log_checks(repo: str, fixture: bool, given: CheckReport | None) -> list[CheckReport]:
+def _log_checks(
+    repo: str, fixture: bool, given: CheckReport | None, use_cache: bool = True
+) -> list[CheckReport]:
     """Checks 1-7 in order; check 4 is ``given``, or a place held for it."""
     append_only = given if given is not None else failed(4, "not run")
     snapshots, snapshots_error = worktree.read_snapshots(repo)
     packs, problems = worktree.read_packs(repo)
-    read, error = _read(repo, snapshots if snapshots_error is None else None, packs, problems)
+    read, error = _read(
+        repo, snapshots if snapshots_error is None else None, packs, problems, use_cache
+    )
     if read is None:
         return [
             failed(1, f"{worktree.EVENTS_PATH}: {error}"),
@@ -95,15 +100,36 @@ def _log_checks(repo: str, fixture: bool, given: CheckReport | None) -> list[Che
     ]
 
 
+def _memo(repo: str, path: str, use_cache: bool) -> LogMemo:
+    common = None
+    if use_cache:
+        try:
+            common = git.repo_info(repo).common_dir
+        except git.GitError:
+            pass  # not a repository: check 4 says so; nothing to keep
+    return LogMemo(common, path)
+
+
 def _read(
-    repo: str, snapshots: list[SnapshotFile] | None, packs: list[Pack], problems: list[str]
+    repo: str,
+    snapshots: list[SnapshotFile] | None,
+    packs: list[Pack],
+    problems: list[str],
+    use_cache: bool = True,
 ) -> tuple[LogPass | None, str | None]:
-    """The log read in one pass (:mod:`git_gasp.check.logpass`), or why it
+    """The log read in one pass (:mod:`git_gasp.check.logpass`), going on
+    from the memo of the last (:mod:`git_gasp.check.logmemo`), or why it
     cannot be read (as check 1 words it)."""
     path = os.path.join(repo, worktree.EVENTS_PATH)
     try:
         with worktree.open_log(repo) as fh:
-            read = read_pass(fh, snapshots, packs, problems)
+            memo = _memo(repo, path, use_cache)
+            start, lines = memo.resume(fh)
+            if start is not None and not can_resume(start, snapshots, packs):
+                start, lines = None, memo.restart(lines)
+            read = read_pass(lines, snapshots, packs, problems, start)
+            if read is not None:
+                memo.save(read.state, lines)
     except OSError as exc:
         return None, f"cannot read {path}: {worktree.os_error(exc)}"
     except GaspError as exc:  # not a regular file, or over gasp.maxLogBytes
