@@ -8,7 +8,8 @@ only git, always runs (REFERENCE §10.1).
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable
 
 from git_gasp import git
 from git_gasp.check.history import check_append_only
@@ -54,11 +55,35 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
         size = 0
     if size > PARALLEL_LOG_BYTES:
         return _log_checks(repo, fixture, check_append_only(repo, use_cache), use_cache)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        history = pool.submit(check_append_only, repo, use_cache)
-        reports = _log_checks(repo, fixture, None, use_cache)
-        reports[3] = history.result()
+    history = _Beside(lambda: check_append_only(repo, use_cache))
+    reports = _log_checks(repo, fixture, None, use_cache)
+    reports[3] = history.result()
     return reports
+
+
+class _Beside(threading.Thread):
+    """Check 4 in a second thread (a plain thread: a pool would load
+    ``concurrent.futures`` and logging with it into every check)."""
+
+    def __init__(self, work: Callable[[], CheckReport]) -> None:
+        super().__init__(daemon=True)
+        self._work = work
+        self._report: CheckReport | None = None
+        self._error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._report = self._work()
+        except BaseException as exc:  # raised again in the caller's thread
+            self._error = exc
+
+    def result(self) -> CheckReport:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._report is not None
+        return self._report
 
 
 def _log_checks(
