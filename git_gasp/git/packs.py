@@ -41,14 +41,14 @@ class _Pack:
         offsets_at = ids_at + count * (hash_len + 4)
         large_at = offsets_at + count * 4
         self.pack, self.hash_len = pack, hash_len
+        hexes, width = idx[ids_at : ids_at + count * hash_len].hex(), 2 * hash_len
+        small = struct.unpack(f">{count}I", idx[offsets_at:large_at])
         self.offset: dict[str, int] = {}
-        for i in range(count):
-            oid = idx[ids_at + i * hash_len : ids_at + (i + 1) * hash_len].hex()
-            (where,) = struct.unpack(">I", idx[offsets_at + i * 4 : offsets_at + i * 4 + 4])
-            if where & 0x80000000:
+        for i, where in enumerate(small):
+            if where & 0x80000000:  # past 2 GiB: in the table of 8-byte offsets
                 at = large_at + (where & 0x7FFFFFFF) * 8
                 (where,) = struct.unpack(">Q", idx[at : at + 8])
-            self.offset[oid] = where
+            self.offset[hexes[i * width : (i + 1) * width]] = where
         self.oid_at = {where: oid for oid, where in self.offset.items()}
         ends = sorted(self.oid_at)
         last = len(pack) - hash_len  # the pack's checksum follows its last entry
@@ -94,26 +94,40 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
             return value, at
 
 
+# long: one loop over the delta's instructions, unrolled (the hot path of a whole-history push)
 def _copied_start(delta: bytes) -> tuple[int, int, int]:
     """The base's size, the target's, and how many bytes the delta's first
     instructions copy from the base's start to the target's, in order."""
     base_size, at = _varint(delta, 0)
     target_size, at = _varint(delta, at)
-    done = 0
-    while at < len(delta):
+    done, end = 0, len(delta)
+    while at < end:
         op = delta[at]
+        at += 1
         if not op & 0x80:
             break  # an insertion (or the reserved 0): the copied start ends here
-        at += 1
         offset = size = 0
-        for bit in range(4):
-            if op & (1 << bit):
-                offset |= delta[at] << (8 * bit)
-                at += 1
-        for bit in range(3):
-            if op & (0x10 << bit):
-                size |= delta[at] << (8 * bit)
-                at += 1
+        if op & 0x01:
+            offset = delta[at]
+            at += 1
+        if op & 0x02:
+            offset |= delta[at] << 8
+            at += 1
+        if op & 0x04:
+            offset |= delta[at] << 16
+            at += 1
+        if op & 0x08:
+            offset |= delta[at] << 24
+            at += 1
+        if op & 0x10:
+            size = delta[at]
+            at += 1
+        if op & 0x20:
+            size |= delta[at] << 8
+            at += 1
+        if op & 0x40:
+            size |= delta[at] << 16
+            at += 1
         if offset != done:
             break
         done += size or 0x10000
