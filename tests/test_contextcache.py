@@ -12,7 +12,7 @@ from pathlib import Path
 from git_gasp.core import jsonvalue
 from git_gasp.core.jsonvalue import cache_bytes
 from git_gasp.core.logcontext import context_of
-from git_gasp.hooks.objects import CONTEXTS_DIR, load_context
+from git_gasp.hooks.contextcache import CONTEXTS_DIR, load_context
 
 from .conftest import git, log_path
 

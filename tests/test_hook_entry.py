@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from git_gasp.hooks import dispatch
 from git_gasp.hooks.install import shim
+from git_gasp.sessions.pushnotes import links, may_link
 from tests.conftest import commit_all, git, log_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,3 +160,80 @@ def test_a_commit_through_the_installed_shims_judges_it(fixture_repo: Path) -> N
     assert "gasp:" in done.stderr and "Traceback" not in done.stderr
     git(fixture_repo, "reset", "-q", "--hard")
     commit_all(fixture_repo, "nothing")  # a clean tree commits through the hooks
+
+
+def _counting_python(tmp_path: Path) -> tuple[Path, Path]:
+    """An interpreter for ``hooks install --python`` that logs each hook it runs."""
+    calls = tmp_path / "calls.log"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\necho "$5" >> {calls}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper, calls
+
+
+def _ran(calls: Path) -> list[str]:
+    ran = calls.read_text().split() if calls.exists() else []
+    calls.unlink(missing_ok=True)
+    return ran
+
+
+def test_the_shims_start_no_python_when_the_hook_has_nothing_to_do(
+    fixture_repo: Path, tmp_path: Path
+) -> None:
+    wrapper, calls = _counting_python(tmp_path)
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", str(wrapper)]
+    subprocess.run(cmd, cwd=fixture_repo, check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_SESSION"}
+
+    def commit(message: str, **extra: str) -> str:
+        (fixture_repo / "notes.txt").write_text(message)
+        git(fixture_repo, "add", "notes.txt")
+        subprocess.run(
+            ["git", "commit", "-q", "-m", message], cwd=fixture_repo, check=True, env=env | extra
+        )
+        return git(fixture_repo, "log", "-1", "--format=%B")
+
+    _ran(calls)
+    commit("plain work")
+    assert _ran(calls) == ["pre-commit", "commit-msg"]
+    # a session named three ways: prepare-commit-msg runs and links it
+    assert "Agent-Session: codex:s1" in commit("one", AGENT_SESSION="codex:s1")
+    assert "prepare-commit-msg" in _ran(calls)
+    git(fixture_repo, "config", "gasp.session", "codex:s2")
+    assert "Agent-Session: codex:s2" in commit("two")
+    git(fixture_repo, "config", "--unset", "gasp.session")
+    active = fixture_repo / ".git" / "gasp" / "active-sessions"
+    active.mkdir(parents=True)
+    (active / ".codex-s3.json").write_text('{"ref": "codex:s3", "started": "1"}')
+    assert "Agent-Session: codex:s3" in commit("three")
+    assert _ran(calls).count("prepare-commit-msg") == 2
+    (active / ".codex-s3.json").unlink()
+    # post-commit: only a message with a marker starts it (here a Run-Id, in any case)
+    commit("four\n\nRUN-ID: run_42")
+    assert "post-commit" in _ran(calls)
+    commit("five: nothing to re-attach")
+    assert _ran(calls) == ["pre-commit", "commit-msg"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Run-Id: run_1",
+                "rUn-iD:run_2",
+                "(cherry picked from commit " + "a" * 40 + ")",
+                "Squashed commit of the following:",
+                "commit " + "b" * 40,
+                "Agent-Session: codex:s",
+                "",
+                "plain",
+                "run-id",
+            ]
+        )
+        | st.text(max_size=20)
+    )
+)
+def test_a_message_that_links_anything_has_a_marker(lines: list[str]) -> None:
+    message = "\n".join(lines)
+    assert may_link(message) or not links(message)

@@ -24,7 +24,6 @@ from git_gasp.hooks import changes, levels
 from git_gasp.hooks.protocol import ZERO, done, report
 from git_gasp.hooks.steps import index_step, nested_warning
 from git_gasp.output import visible
-from git_gasp.sessions.notecommits import commit_steps
 
 LOG_PATH = DEFAULT_LOCATIONS["log"][0]
 
@@ -40,6 +39,8 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
         tip = _commit_named(repo, end, "PRE_COMMIT_TO_REF")
         base = None if start in ZERO else _commit_named(repo, start, "PRE_COMMIT_FROM_REF")
         since = [f"^{base}"] if base else []  # a new branch: all of it
+        from git_gasp.sessions.notecommits import commit_steps
+
         steps = commit_steps(repo, git.commit_walk(repo, [tip, *since, "--"]))
         found = _settled(repo, changes.judge(repo, steps), out)
         report(found, out)

@@ -23,10 +23,21 @@ class Policy(NamedTuple):
     commit_transcripts: bool = False  # git config gasp.commitTranscripts
 
 
+#: the policy's keys as git lists them (lowercase), for one look-up of both
+_POLICY_KEYS = r"^gasp\.(committranscripts|maxlinebytes)$"
+
+
 def policy_of(repo: str) -> Policy:
-    """The repository's policy: ``git config gasp.maxLineBytes``."""
-    transcripts = git.config_value(repo, "gasp.commitTranscripts", "bool") == "true"
-    return Policy(max_line_bytes(repo), transcripts)
+    """The repository's policy: ``git config gasp.maxLineBytes`` and
+    ``gasp.commitTranscripts``. One ``git config`` process says which are set
+    (usually neither); git reads each that is as its type (bool, int)."""
+    present = {key for key, _ in git.config_entries(repo, _POLICY_KEYS)}
+    transcripts = (
+        "gasp.committranscripts" in present
+        and git.config_value(repo, "gasp.commitTranscripts", "bool") == "true"
+    )
+    cap = max_line_bytes(repo) if "gasp.maxlinebytes" in present else DEFAULT_MAX_LINE_BYTES
+    return Policy(cap, transcripts)
 
 
 def max_line_bytes(repo: str) -> int:
