@@ -19,11 +19,40 @@ from git_gasp.core.commitmessage import run_id_findings, trailer_findings
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Finding, Judged
 from git_gasp.core.locations import DEFAULT_LOCATIONS
+from git_gasp.core.trailers import SESSION_TRAILER_KEYS
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.hooks.protocol import done, report
 
 LOG_PATH = DEFAULT_LOCATIONS["log"][0]
 _HASHES = {40: "sha1", 64: "sha256"}
+#: in the git directory: "<staged log> <HEAD's log, or ->" when the pre-commit
+#: hook saw the index append no run.finished to the log (see :func:`note_no_run_end`)
+NO_RUN_END = os.path.join("gasp", "no-run-end")
+#: what a message whose trailers this hook judges holds (ASCII, case aside)
+NEEDLES = ("run-id", *sorted(SESSION_TRAILER_KEYS))
+
+
+def ends_a_run(chunk: bytes) -> bool:
+    """Whether appended log bytes may hold a ``run.finished`` (False only
+    when no line can: the kind is neither written out nor escaped)."""
+    return b"run.finished" in chunk or b"\\u" in chunk
+
+
+def note_no_run_end(git_dir: str, staged: str, head: str) -> None:
+    """Tell the commit-msg shim that this index appends no run.finished to the
+    log: with a message that holds none of :data:`NEEDLES`, the hook would
+    find nothing, so the shim starts no Python. A pure function of the two
+    blob ids, so a note left from another commit is still true. Failing to
+    write it only costs the next commit-msg its Python."""
+    path = os.path.join(git_dir, NO_RUN_END)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="ascii") as fh:
+            fh.write(f"{staged} {head}\n")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def commit_msg(repo: str, message_file: str, out: TextIO) -> None:

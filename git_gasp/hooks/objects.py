@@ -96,6 +96,7 @@ class Objects:
         self.reader = reader
         info = git.repo_info(repo) if info is None else info
         self.common_dir = info.common_dir
+        self.git_dir = info.git_dir
         self.prefix = info.prefix
         self.hash_name = info.object_format
         self.info: dict[str, Blob | None] = {}
