@@ -61,7 +61,7 @@ class PassState(NamedTuple):
     lines: int  # physical lines read
     last: bytes  # the last of them
     vocabulary: tuple[frozenset[str], frozenset[str]]  # check 3's, from the packs
-    reader: dict[str, Any]  # the :class:`LogReader`'s, but its parser
+    reader: dict[str, Any]  # the :class:`LogReader`'s, but its parser and its choice of parser
     folder: dict[str, Any]
     judge: dict[str, Any]  # the :class:`_Judge`'s, but the vocabulary and the two below
     lifecycle: dict[str, Any]
@@ -243,7 +243,7 @@ def _state_of(lines: _Lines, judge: _Judge, reader: LogReader, folder: Folder) -
     """The pass's state after its last line (before :meth:`LogReader.parsed`
     marks a torn last line: a later line may follow it)."""
     mine, lifecycle, pairing = judge.state()
-    read = {k: v for k, v in vars(reader).items() if k != "parser"}
+    read = {k: v for k, v in vars(reader).items() if k not in ("parser", "fast")}
     read["errors"], read["envelope"] = list(reader.errors), list(reader.envelope)
     kept = (judge._kinds, judge._rels)
     return PassState(
