@@ -72,7 +72,9 @@ class VerdictCache:
             return
         data = {"transitions": sorted(self.transitions), "tips": self.tips}
         try:
-            writer.write_atomically(self.path, json.dumps(data, separators=(",", ":")).encode())
+            blob = json.dumps(data, separators=(",", ":")).encode()
+            # no fsync: a cache torn by a crash fails to parse and counts as empty
+            writer.write_atomically(self.path, blob, sync=False)
         except OSError:
             pass  # a read-only repository (a server, a mounted clone) just isn't cached
 
