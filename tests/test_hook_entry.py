@@ -315,3 +315,25 @@ def test_a_message_the_commit_msg_hook_judges_has_a_needle(lines: list[str]) -> 
     if not any(n.encode() in folded for n in NEEDLES):
         assert trailer_findings(message, [], "m") == []
         assert run_id_findings(message, [], b"", "m") == []
+
+
+def test_hooks_status_names_a_shim_an_older_git_gasp_wrote(fixture_repo: Path) -> None:
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
+    subprocess.run(cmd, cwd=fixture_repo, check=True, capture_output=True)
+    status = [sys.executable, "-m", "git_gasp", "hooks", "status", "--json"]
+
+    def states() -> dict[str, str]:
+        done = subprocess.run(status, cwd=fixture_repo, check=True, capture_output=True)
+        found: dict[str, str] = json.loads(done.stdout)["hooks"]
+        return found
+
+    assert set(states().values()) == {"gasp"}
+    # the post-commit shim as the first git-gasp wrote it: Python on every commit
+    shim_path = fixture_repo / ".git" / "hooks" / "post-commit"
+    text = shim_path.read_text()
+    start = text.index("# nothing to re-attach")
+    old = text[:start] + text[text.index("exec ", start) :]
+    shim_path.write_text(old)
+    assert states()["post-commit"] == "outdated"
+    assert subprocess.run(cmd, cwd=fixture_repo, capture_output=True).returncode == 0
+    assert states()["post-commit"] == "gasp"
