@@ -30,12 +30,12 @@ import generate as gen
 from harness import Row, clone_repo, close_env, fmt_s, run_timed, setup_round, verdict
 
 #: what any Python pre-commit hook doing this job pays before judging: the
-#: interpreter, the standard modules such a hook needs, the five git
+#: interpreter, the standard modules such a hook needs, the four git
 #: processes this one starts, and hashing the log twice (the work tree's
 #: copy against the index, the index's prefix against HEAD's blob)
 FLOOR = (
     "import hashlib, json, re, subprocess, threading, typing\n"
-    "for _ in range(5): subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True)\n"
+    "for _ in range(4): subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True)\n"
     "data = open('state/events.jsonl', 'rb').read()\n"
     "hashlib.sha1(data).digest(); hashlib.sha1(data).digest()\n"
 )
@@ -132,7 +132,7 @@ def bench_commits(
         _history_row("m'", "  the same on a 10-commit history", big["hook"], little["hook"]),
         Row(
             "m floor",
-            "  interpreter + the stdlib a hook needs + 5 git processes + hashing the log twice",
+            "  interpreter + the stdlib a hook needs + 4 git processes + hashing the log twice",
             "info",
             fmt_s(big["floor"]),
             f"{fmt_s(py)} (python -c pass)",

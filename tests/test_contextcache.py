@@ -1,4 +1,4 @@
-"""The hooks' cache of log contexts (``<git-common-dir>/gasp/contexts-v1/``):
+"""The hooks' cache of log contexts (``<git-common-dir>/gasp/contexts-v2/``):
 a context built by parsing a whole version is kept at once, a damaged file is
 a miss, and what orjson cannot write the standard library still can."""
 
@@ -42,7 +42,7 @@ def test_a_parsed_version_is_kept_even_when_the_commit_is_refused(fixture_repo: 
     ).stdout
     assert loaded is not None and loaded.to_value() == context_of(data).to_value()
     # a damaged file is a miss: the version is parsed again, the verdict the same
-    cached.write_bytes(b'{"format":1,"lines":')
+    cached.write_bytes(b'{"format":2,"lines":')
     assert load_context(common, head_log) is None
     again = _pre_commit(fixture_repo)
     assert (again.returncode, again.stderr) == (1, refused.stderr)

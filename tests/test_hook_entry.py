@@ -163,13 +163,16 @@ def test_a_commit_through_the_installed_shims_judges_it(fixture_repo: Path) -> N
     commit_all(fixture_repo, "nothing")  # a clean tree commits through the hooks
 
 
-def _counting_python(tmp_path: Path) -> tuple[Path, Path]:
-    """An interpreter for ``hooks install --python`` that logs each hook it runs."""
+def _counting_hooks(repo: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """The hooks installed with an interpreter that logs each hook it runs:
+    the log, and an environment naming no session."""
     calls = tmp_path / "calls.log"
     wrapper = tmp_path / "python"
     wrapper.write_text(f'#!/bin/sh\necho "$5" >> {calls}\nexec {sys.executable} "$@"\n')
     wrapper.chmod(0o755)
-    return wrapper, calls
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", str(wrapper)]
+    subprocess.run(cmd, cwd=repo, check=True, capture_output=True)
+    return calls, {k: v for k, v in os.environ.items() if k != "AGENT_SESSION"}
 
 
 def _ran(calls: Path) -> list[str]:
@@ -181,10 +184,7 @@ def _ran(calls: Path) -> list[str]:
 def test_the_shims_start_no_python_when_the_hook_has_nothing_to_do(
     fixture_repo: Path, tmp_path: Path
 ) -> None:
-    wrapper, calls = _counting_python(tmp_path)
-    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", str(wrapper)]
-    subprocess.run(cmd, cwd=fixture_repo, check=True, capture_output=True)
-    env = {k: v for k, v in os.environ.items() if k != "AGENT_SESSION"}
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
 
     def commit(message: str, **extra: str) -> str:
         (fixture_repo / "notes.txt").write_text(message)
@@ -221,10 +221,7 @@ def test_commit_msg_runs_whenever_the_staged_log_may_end_a_run(
 ) -> None:
     from git_gasp.agent.api import Agent
 
-    wrapper, calls = _counting_python(tmp_path)
-    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", str(wrapper)]
-    subprocess.run(cmd, cwd=fixture_repo, check=True, capture_output=True)
-    env = {k: v for k, v in os.environ.items() if k != "AGENT_SESSION"}
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
     hooks = fixture_repo / ".git" / "hooks"
     message = fixture_repo / ".git" / "COMMIT_EDITMSG"
     note = fixture_repo / ".git" / "gasp" / "no-run-end"
@@ -318,3 +315,25 @@ def test_a_message_the_commit_msg_hook_judges_has_a_needle(lines: list[str]) -> 
     if not any(n.encode() in folded for n in NEEDLES):
         assert trailer_findings(message, [], "m") == []
         assert run_id_findings(message, [], b"", "m") == []
+
+
+def test_hooks_status_names_a_shim_an_older_git_gasp_wrote(fixture_repo: Path) -> None:
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
+    subprocess.run(cmd, cwd=fixture_repo, check=True, capture_output=True)
+    status = [sys.executable, "-m", "git_gasp", "hooks", "status", "--json"]
+
+    def states() -> dict[str, str]:
+        done = subprocess.run(status, cwd=fixture_repo, check=True, capture_output=True)
+        found: dict[str, str] = json.loads(done.stdout)["hooks"]
+        return found
+
+    assert set(states().values()) == {"gasp"}
+    # the post-commit shim as the first git-gasp wrote it: Python on every commit
+    shim_path = fixture_repo / ".git" / "hooks" / "post-commit"
+    text = shim_path.read_text()
+    start = text.index("# nothing to re-attach")
+    old = text[:start] + text[text.index("exec ", start) :]
+    shim_path.write_text(old)
+    assert states()["post-commit"] == "outdated"
+    assert subprocess.run(cmd, cwd=fixture_repo, capture_output=True).returncode == 0
+    assert states()["post-commit"] == "gasp"

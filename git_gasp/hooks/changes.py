@@ -80,14 +80,16 @@ class Judge(Objects):
         # (AGENT.md among it); a second only for the logs a manifest adds,
         # usually none, and then no process at all
         self._lookup({s for step in steps for s in wanted_specs(step, DEFAULTS)})
+        index = any(not s.name for s in steps)  # its files are usually on disk too
+        top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
+        if index and (manifest := self.blob("", "AGENT.md")) is not None:
+            self.seed_from_worktree(top, "AGENT.md", manifest)  # often no cat-file at all
         self._lookup({s for step in steps for s in wanted_specs(step, self._step_locations(step))})
-        if any(not s.name for s in steps):  # the index: its files are usually on disk too
-            top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
-            for step in steps:
-                for path in step.paths & self._step_locations(step).logs:
-                    blob = self.blob(step.name, path)
-                    if blob is not None:
-                        self.seed_from_worktree(top, path, blob)
+        for step in steps if index else ():
+            for path in step.paths & self._step_locations(step).logs:
+                blob = self.blob(step.name, path)
+                if blob is not None:
+                    self.seed_from_worktree(top, path, blob)
         self._prepare_anchors(steps)
         self.read_commits([s.name for s in steps])
         for step in steps:

@@ -1,6 +1,6 @@
 """The hooks' cache of log contexts, one file per log blob.
 
-``<git-common-dir>/gasp/contexts-v1/<blob-id>.json`` holds the
+``<git-common-dir>/gasp/contexts-v2/<blob-id>.json`` holds the
 :class:`~git_gasp.core.logcontext.LogContext` of that version of the log. A
 context is a pure function of the blob's bytes, so a file can never go
 stale; a missing or damaged one is just a miss (the version is parsed
@@ -22,9 +22,9 @@ from typing import Any
 from git_gasp.core.jsonvalue import cache_bytes
 from git_gasp.core.logcontext import LogContext, delta_base, with_delta
 
-CONTEXTS_DIR = "contexts-v1"
+CONTEXTS_DIR = "contexts-v2"
 _KEEP_CONTEXTS = 8
-_WHOLE_START = b'{"format":1,"lines":'  # how a whole context's file begins
+_WHOLE_START = b'{"format":2,"lines":'  # how a whole context's file begins
 
 
 def _context_path(common_dir: str, oid: str) -> str:

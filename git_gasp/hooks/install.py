@@ -275,10 +275,19 @@ def uninstall(repo: str, hooks: Sequence[str]) -> Installed:
     return Installed(directory, (), tuple(restored), tuple(removed))
 
 
+def _text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def status(repo: str, hooks: Sequence[str]) -> dict[str, str]:
     """Each hook: ``gasp`` (our shim), ``gasp+chained``, ``broken`` (our shim,
-    whose pinned interpreter cannot run git-gasp), ``other``, ``absent``, or
-    ``hooksPath`` when ``core.hooksPath`` sends git elsewhere."""
+    whose pinned interpreter cannot run git-gasp), ``outdated`` (our shim as
+    an older git-gasp wrote it), ``other``, ``absent``, or ``hooksPath`` when
+    ``core.hooksPath`` sends git elsewhere."""
     git.repo_info(repo)  # not a repository: git's error
     if git.config_value(repo, "core.hooksPath"):
         return {hook: "hooksPath" for hook in hooks}
@@ -293,6 +302,8 @@ def status(repo: str, hooks: Sequence[str]) -> dict[str, str]:
                 broken[python] = interpreter_problem(python, repo, [hook]) is not None
             if python is not None and broken[python]:
                 out[hook] = "broken"  # its interpreter cannot run git-gasp: it refuses all
+            elif _text(path) != shim(hook, python):
+                out[hook] = "outdated"  # an older git-gasp wrote it: it works, more slowly
             else:
                 out[hook] = "gasp+chained" if os.path.lexists(path + CHAINED) else "gasp"
         else:
