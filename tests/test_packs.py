@@ -133,3 +133,42 @@ def test_the_hook_says_the_same_with_the_deltas_and_hashes_less(
         assert "was edited" in hashing or "edits" in hashing, hashing
     else:
         assert every >= 30 and fewer < every // 4, (fewer, every)
+
+
+def _size(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _copy(offset: int, size: int) -> bytes:
+    """A copy instruction (size 0x10000 is written as no size bytes)."""
+    op, args = 0x80, bytearray()
+    for bit in range(4):
+        if offset >> (8 * bit) & 0xFF:
+            op |= 1 << bit
+            args.append(offset >> (8 * bit) & 0xFF)
+    for bit in range(3):
+        if size != 0x10000 and size >> (8 * bit) & 0xFF:
+            op |= 0x10 << bit
+            args.append(size >> (8 * bit) & 0xFF)
+    return bytes([op]) + bytes(args)
+
+
+@pytest.mark.parametrize(
+    ("base", "target", "body", "copied"),
+    [
+        (0x20000, 0x18000, _copy(0, 0x10000) + _copy(0x10000, 0x8000), 0x18000),  # a prefix
+        (100, 130, _copy(0, 100) + bytes([30]) + b"x" * 30, 100),  # the base, then more
+        (100, 100, _copy(0, 50) + _copy(60, 50), 50),  # a gap: only the first copy
+        (100, 101, bytes([1]) + b"x" + _copy(0, 100), 0),  # an insertion first
+        (0x10000, 0x10000, _copy(0, 0x10000), 0x10000),  # size 0 means 0x10000
+    ],
+)
+def test_the_copied_start_of_a_delta(base: int, target: int, body: bytes, copied: int) -> None:
+    from git_gasp.git.packs import _copied_start
+
+    assert _copied_start(_size(base) + _size(target) + body) == (base, target, copied)
