@@ -172,3 +172,19 @@ def test_the_copied_start_of_a_delta(base: int, target: int, body: bytes, copied
     from git_gasp.git.packs import _copied_start
 
     assert _copied_start(_size(base) + _size(target) + body) == (base, target, copied)
+
+
+def test_a_damaged_or_foreign_index_proves_nothing(
+    work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _history(work, 10)
+    _quarantine(work, tmp_path / "q")
+    monkeypatch.setenv("GIT_QUARANTINE_PATH", str(tmp_path / "q"))
+    (idx,) = (tmp_path / "q" / "pack").glob("*.idx")
+    with received_packs("sha256") as packs:
+        assert packs == []  # read with another hash's length, it does not add up
+    whole = idx.read_bytes()
+    idx.chmod(0o644)
+    idx.write_bytes(whole[:-7])
+    with received_packs("sha1") as packs:
+        assert packs == []

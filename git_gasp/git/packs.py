@@ -43,6 +43,9 @@ class _Pack:
         self.pack, self.hash_len = pack, hash_len
         hexes, width = idx[ids_at : ids_at + count * hash_len].hex(), 2 * hash_len
         small = struct.unpack(f">{count}I", idx[offsets_at:large_at])
+        large = sum(1 for where in small if where & 0x80000000)
+        if len(idx) != large_at + 8 * large + 2 * hash_len or pack[:4] != b"PACK":
+            raise ValueError("not the index of this pack, or not of this hash")
         self.offset: dict[str, int] = {}
         for i, where in enumerate(small):
             if where & 0x80000000:  # past 2 GiB: in the table of 8-byte offsets
