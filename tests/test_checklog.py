@@ -144,3 +144,29 @@ def test_no_cache_neither_reads_nor_writes_the_memo(
     assert not _memo(fixture_repo).exists()
     code, warm, _ = run_cli(capsys, "check", "--repo", str(fixture_repo))
     assert code == 0 and warm == out and _memo(fixture_repo).is_file()
+
+
+def test_one_batch_of_look_ups_still_fails_only_the_path_that_is_not_a_file(
+    fixture_repo: Path,
+) -> None:
+    """Check 4 looks up every path's versions at once; a path that was a
+    directory in one commit fails alone, and the others are still judged."""
+    journal = fixture_repo / "journal" / "JOURNAL.md"
+    journal.parent.mkdir()
+    journal.write_text("# Journal\n")
+    commit_all(fixture_repo, "a journal")
+    kept = journal.read_bytes()
+    journal.unlink()
+    journal.mkdir()
+    (journal / "f").write_text("x\n")
+    commit_all(fixture_repo, "a directory")
+    (journal / "f").unlink()
+    journal.rmdir()
+    journal.write_bytes(kept)
+    lines = log_lines(fixture_repo)
+    write_lines(fixture_repo, [*lines[:-1], lines[-1].replace('"', "'", 1)])
+    commit_all(fixture_repo, "an edited log line")
+    write_lines(fixture_repo, lines)
+    failures = conformance.run_all(str(fixture_repo), use_cache=False)[3].failures
+    assert any(f.startswith("journal/JOURNAL.md: cannot walk history: ") for f in failures)
+    assert any(f.startswith("state/events.jsonl: commit ") for f in failures), failures

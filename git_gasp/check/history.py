@@ -98,10 +98,14 @@ def check_append_only(repo: str, use_cache: bool = True) -> CheckReport:
         failures.append((f"cannot enumerate facts.jsonl paths: {exc}", ""))
     cache = VerdictCache(info.common_dir if use_cache else None)
     cap = max_log_bytes(repo)  # once, for every work tree copy
+    walks = _walks(repo, info, tip, sorted(set(paths)), cache)
+    found = _look_up(repo, walks)
     with git.BlobReader(repo) as reader:
-        for path in sorted(set(paths)):
+        for path, walk in walks.items():
             try:
-                failures += _check_path(repo, info, tip, path, cache, reader, cap)
+                if isinstance(walk, git.GitError):
+                    raise walk
+                failures += _check_path(repo, info, tip, path, walk, found, cache, reader, cap)
             except git.GitError as exc:
                 failures.append((f"{path}: cannot walk history: {exc}", ""))
     cache.save()
@@ -129,21 +133,58 @@ def _with_bypasses(repo: str, failures: list[tuple[str, str]]) -> CheckReport:
     return CheckReport(4, out, (note,))
 
 
+Walk = list[tuple[str, tuple[str, ...]]]  # (commit, its parents), oldest first
+
+
+def _walks(
+    repo: str, info: git.RepoInfo, tip: str, paths: list[str], cache: VerdictCache
+) -> dict[str, tuple[Walk, list[str]] | git.GitError]:
+    """Per path, the commits to judge and the object specs they need (its
+    tip's version first), or why they cannot be walked."""
+    walks: dict[str, tuple[Walk, list[str]] | git.GitError] = {}
+    for path in paths:
+        try:
+            walk = git.commits_touching(repo, path, tip, cache.tips.get(path, ()))
+        except git.GitError as exc:
+            walks[path] = exc
+            continue
+        full = info.prefix + path
+        specs = [f"{tip}:{full}"]
+        for commit, parents in walk:
+            specs += [f"{c}:{full}" for c in (commit, *parents)]
+        walks[path] = (walk, specs)
+    return walks
+
+
+def _look_up(
+    repo: str, walks: dict[str, tuple[Walk, list[str]] | git.GitError]
+) -> dict[str, git.ObjectInfo | None]:
+    """Every path's objects in one ``batch-check`` (none when it fails, or
+    for a spec with a line break: each path then looks up its own, as alone)."""
+    specs = [s for w in walks.values() if not isinstance(w, git.GitError) for s in w[1]]
+    specs = list(dict.fromkeys(s for s in specs if "\n" not in s))
+    try:
+        return dict(zip(specs, git.object_info(repo, specs), strict=True))
+    except git.GitError:
+        return {}
+
+
 def _check_path(
     repo: str,
     info: git.RepoInfo,
     tip: str,
     path: str,
+    walked: tuple[Walk, list[str]],
+    found: dict[str, git.ObjectInfo | None],
     cache: VerdictCache,
     reader: git.BlobReader,
     cap: int,
 ) -> list[tuple[str, str]]:
-    walk = git.commits_touching(repo, path, tip, cache.tips.get(path, ()))
-    full = info.prefix + path
-    specs = [f"{tip}:{full}"]
-    for commit, parents in walk:
-        specs += [f"{c}:{full}" for c in (commit, *parents)]
-    blobs = git.blobs_at(repo, specs)
+    walk, specs = walked
+    if all(s in found for s in specs):
+        blobs = git.blobs_of(found, specs)
+    else:
+        blobs = git.blobs_at(repo, specs)
     at_head, pos = blobs[0], 1
     transitions = []
     for commit, parents in walk:
