@@ -83,6 +83,7 @@ words its pattern names, so a usage count's ``input_tokens`` wakes nothing.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import NamedTuple
 
@@ -285,7 +286,7 @@ _GROUPS = tuple(
     for key in _KEYS
     if any(key in t for t, _ in _SCREEN)
 ) + tuple((t, ((t, m),)) for t, m in _SCREEN if not any(k in t for k in _KEYS))
-_TRIGGERS = re.compile("|".join(re.escape(t) for t, _ in _SCREEN))
+_NEWLINE = re.compile("\n")
 _PLACEHOLDER_WORDS = frozenset(
     "null none nil true false undefined changeme change_me placeholder"
     " password passwd secret string dummy".split()
@@ -337,15 +338,25 @@ def may_hold_secrets(text: str) -> bool:
 def lines_to_scan(text: str) -> set[int]:
     """The indexes of the lines of ``text`` (split on ``\\n``) in which some
     rule's trigger appears: :func:`find_secrets` finds nothing in the others.
-    One scan of the whole text, where a loop over lines would test every
-    trigger on each (lowering keeps every ``\\n``, and no trigger holds one)."""
+    One substring search of the whole text per trigger, resumed at the next
+    line after each hit (lowering keeps every ``\\n``, and no trigger holds
+    one): a regular expression of all the triggers, or a loop over the lines
+    testing each, costs several times more on a large batch."""
     low = text.lower()
     found: set[int] = set()
-    line, at = 0, 0
-    for m in _TRIGGERS.finditer(low):
-        line += low.count("\n", at, m.start())
-        at = m.start()
-        found.add(line)
+    ends: list[int] | None = None  # where each line of ``low`` ends
+    for trigger, _ in _SCREEN:
+        at = low.find(trigger)
+        if at < 0:
+            continue
+        if ends is None:
+            ends = [m.start() for m in _NEWLINE.finditer(low)]
+        while at >= 0:
+            line = bisect.bisect_left(ends, at)
+            found.add(line)
+            if line == len(ends):
+                break
+            at = low.find(trigger, ends[line] + 1)
     return found
 
 
