@@ -443,8 +443,15 @@ def test_lines_to_scan_is_the_per_line_screen(parts: list[str]) -> None:
 @given(
     st.lists(
         st.sampled_from(
-            ["plain", "ghp_" + "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8", "password:\\thunter2x9"]
-            + ["pw\u2028password: hunter2x9", "\\u0067hp_", "AKIAABCDEFGHIJKLMNOP", "\r"]
+            [
+                "plain",
+                "ghp_" + "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8",
+                "password:\\thunter2x9",
+                "pw\u2028password: hunter2x9",
+                "\\u0067hp_",
+                "AKIAABCDEFGHIJKLMNOP",
+                "\r",
+            ]
         ),
         max_size=8,
     )
