@@ -360,9 +360,14 @@ def _snapshot_of(root: str, data: bytes, agent: Agent) -> str:
     events = agent.recent_events()
     if not events:
         raise GaspError("the log is empty: nothing to snapshot", None, USAGE)
-    total = sum(1 for raw in data.split(b"\n") if raw.strip())
+    lines = data.count(b"\n")
+    if data.endswith(b"\n") and data.count(b"\n{") + data.startswith(b"{") == lines:
+        total = through = lines  # every line starts with "{": none is blank
+    else:
+        total = sum(1 for raw in data.split(b"\n") if raw.strip())
+        through = line_count_through(data, total)
     last = events[-1].id
-    record = snapshot_record(data, agent.graph, last, line_count_through(data, total))
+    record = snapshot_record(data, agent.graph, last, through)
     rel = f"snapshots/{snapshot_dir_name(last)}/graph.json"
     text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
     raw = text.encode("utf-8") + b"\n"

@@ -332,31 +332,38 @@ def may_hold_secrets(text: str) -> bool:
     many lines. Every line is a part of ``text``, so a trigger absent from
     it is absent from each."""
     low = text.lower()
-    return any(key in low and any(t in low for t, _ in members) for key, members in _GROUPS)
+    for key, members in _GROUPS:  # loops, not any() over generators: it runs on every summary
+        if key in low:
+            for trigger, _ in members:
+                if trigger in low:
+                    return True
+    return False
 
 
 def lines_to_scan(text: str) -> set[int]:
     """The indexes of the lines of ``text`` (split on ``\\n``) in which some
     rule's trigger appears: :func:`find_secrets` finds nothing in the others.
-    One substring search of the whole text per trigger, resumed at the next
-    line after each hit (lowering keeps every ``\\n``, and no trigger holds
-    one): a regular expression of all the triggers, or a loop over the lines
-    testing each, costs several times more on a large batch."""
+    One substring search of the whole text per trigger (a group's triggers
+    only where its key is: ``_GROUPS``), resumed at the next line after each
+    hit (lowering keeps every ``\\n``, and no trigger holds one): a regular
+    expression of all the triggers, or a loop over the lines testing each,
+    costs several times more on a large batch."""
     low = text.lower()
     found: set[int] = set()
     ends: list[int] | None = None  # where each line of ``low`` ends
-    for trigger, _ in _SCREEN:
-        at = low.find(trigger)
-        if at < 0:
+    for key, members in _GROUPS:  # a group's triggers only where its key is
+        if members[0][0] != key and key not in low:
             continue
-        if ends is None:
-            ends = [m.start() for m in _NEWLINE.finditer(low)]
-        while at >= 0:
-            line = bisect.bisect_left(ends, at)
-            found.add(line)
-            if line == len(ends):
-                break
-            at = low.find(trigger, ends[line] + 1)
+        for trigger, _ in members:
+            at = low.find(trigger)
+            if at < 0:
+                continue
+            if ends is None:
+                ends = [m.start() for m in _NEWLINE.finditer(low)]
+            while at >= 0:
+                line = bisect.bisect_left(ends, at)
+                found.add(line)
+                at = low.find(trigger, ends[line] + 1) if line < len(ends) else -1
     return found
 
 
