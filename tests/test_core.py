@@ -19,6 +19,7 @@ from git_gasp.core.event import (
     Event,
     EventError,
     encode_event,
+    encode_sorted,
     event_to_value,
     parse_event,
 )
@@ -430,6 +431,16 @@ def test_encode_event_is_dumps_byte_for_byte_and_error_for_error() -> None:
                 except (TypeError, ValueError) as exc:
                     results.append((type(exc).__name__, str(exc)))
             assert results[0] == results[1], payload
+        snapshot = []  # a snapshot's text: json.dumps with NaN allowed, keys sorted
+        for encode_value in (
+            lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False, sort_keys=True),
+            lambda v: encode_sorted(v, allow_nan=True),
+        ):
+            try:
+                snapshot.append(("ok", encode_value(payload)))
+            except (TypeError, ValueError) as exc:
+                snapshot.append((type(exc).__name__, str(exc)))
+        assert snapshot[0] == snapshot[1], payload
 
 
 def test_dumps_is_compact_and_refuses_nan() -> None:

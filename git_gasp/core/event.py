@@ -211,27 +211,36 @@ def _text(value: object) -> str:
 
 
 def _payload(value: Json) -> str:
-    """``dumps(value, sort_keys=True)``, through one C encoder made once. It
-    keeps no record of the containers it is in (a shared record would outlive
-    a failed call); a payload that holds itself, which then recurses without
-    end, is encoded again the standard way, for the standard error."""
-    if _SORTED_C is None:  # pragma: no cover - CPython has the C encoder
-        return dumps(value, sort_keys=True)
+    return encode_sorted(value)
+
+
+def encode_sorted(value: Json, *, allow_nan: bool = False) -> str:
+    """``dumps(value, sort_keys=True)`` (``allow_nan``: ``json.dumps`` with
+    the same separators, keys sorted, non-ASCII raw), through a C encoder made
+    once. It keeps no record of the containers it is in (a shared record
+    would outlive a failed call); a value that holds itself, which then
+    recurses without end, is encoded again the standard way, for the
+    standard error."""
+    encoder = _SORTED_C[allow_nan]
     try:
-        return "".join(_SORTED_C(value, 0))
+        if encoder is not None:
+            return "".join(encoder(value, 0))
     except RecursionError:
-        return dumps(value, sort_keys=True)
+        pass
+    if allow_nan:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    return dumps(value, sort_keys=True)
 
 
-def _c_encoder() -> Callable[[Any, int], Any] | None:
+def _c_encoder(allow_nan: bool) -> Callable[[Any, int], Any] | None:
     make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover
+    if make is None:  # pragma: no cover - CPython has the C encoder
         return None
     default = json.JSONEncoder().default  # the standard TypeError for what is not JSON
     made: Callable[[Any, int], Any] = make(
-        None, default, _encode_string, None, ":", ",", True, False, False
+        None, default, _encode_string, None, ":", ",", True, False, allow_nan
     )
     return made
 
 
-_SORTED_C = _c_encoder()
+_SORTED_C = (_c_encoder(False), _c_encoder(True))
