@@ -1769,6 +1769,29 @@ def test_random_log_verdicts_match_the_oracle(fixture_repo: Path, log: bytes) ->
     check_log(fixture_repo, log)
 
 
+@bounded(60)
+@given(log=edited_log() | semantic_log() | envelope_logs(), cut=st.integers(0, 12))
+def test_check_resumed_from_the_log_memo_equals_a_full_pass(
+    fixture_repo: Path, log: bytes, cut: int
+) -> None:
+    """A check that goes on from the memo of a pass over the log's first
+    lines (:mod:`git_gasp.check.logmemo`) gives every report a full pass gives."""
+    from git_gasp.check.logmemo import LogMemo
+
+    reset(fixture_repo)
+    ends = [i + 1 for i, byte in enumerate(log) if byte == 0x0A]
+    prefix = log[: ends[min(cut, len(ends) - 1)]] if ends else b""
+    write(fixture_repo, "state/events.jsonl", prefix)
+    first = run_all(str(fixture_repo))
+    assert first == run_all(str(fixture_repo), use_cache=False)
+    write(fixture_repo, "state/events.jsonl", log)
+    memo = LogMemo(str(fixture_repo / ".git"), str(fixture_repo / "state/events.jsonl"))
+    with open(fixture_repo / "state/events.jsonl", "rb") as fh:
+        resumed = memo.resume(fh)[0] is not None
+    observe(f"resumed: {resumed}")
+    assert run_all(str(fixture_repo)) == run_all(str(fixture_repo), use_cache=False)
+
+
 @bounded(40)
 @given(log=semantic_log())
 def test_fixture_facts_match_the_oracle(fixture_repo: Path, log: bytes) -> None:

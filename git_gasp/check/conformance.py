@@ -8,11 +8,13 @@ only git, always runs (REFERENCE §10.1).
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable
 
 from git_gasp import git
 from git_gasp.check.history import check_append_only
-from git_gasp.check.logpass import LogPass, read_pass
+from git_gasp.check.logmemo import LogMemo
+from git_gasp.check.logpass import LogPass, can_resume, read_pass
 from git_gasp.core import pathcase
 from git_gasp.core.checks import check_envelope
 from git_gasp.core.locations import DEFAULT_LOCATIONS
@@ -52,20 +54,48 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
     except OSError:
         size = 0
     if size > PARALLEL_LOG_BYTES:
-        return _log_checks(repo, fixture, check_append_only(repo, use_cache))
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        history = pool.submit(check_append_only, repo, use_cache)
-        reports = _log_checks(repo, fixture, None)
-        reports[3] = history.result()
+        return _log_checks(repo, fixture, check_append_only(repo, use_cache), use_cache)
+    history = _Beside(lambda: check_append_only(repo, use_cache))
+    reports = _log_checks(repo, fixture, None, use_cache)
+    reports[3] = history.result()
     return reports
 
 
-def _log_checks(repo: str, fixture: bool, given: CheckReport | None) -> list[CheckReport]:
+class _Beside(threading.Thread):
+    """Check 4 in a second thread (a plain thread: a pool would load
+    ``concurrent.futures`` and logging with it into every check)."""
+
+    def __init__(self, work: Callable[[], CheckReport]) -> None:
+        super().__init__(daemon=True)
+        self._work = work
+        self._report: CheckReport | None = None
+        self._error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._report = self._work()
+        except BaseException as exc:  # raised again in the caller's thread
+            self._error = exc
+
+    def result(self) -> CheckReport:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._report is not None
+        return self._report
+
+
+def _log_checks(
+    repo: str, fixture: bool, given: CheckReport | None, use_cache: bool = True
+) -> list[CheckReport]:
     """Checks 1-7 in order; check 4 is ``given``, or a place held for it."""
     append_only = given if given is not None else failed(4, "not run")
     snapshots, snapshots_error = worktree.read_snapshots(repo)
     packs, problems = worktree.read_packs(repo)
-    read, error = _read(repo, snapshots if snapshots_error is None else None, packs, problems)
+    read, error = _read(
+        repo, snapshots if snapshots_error is None else None, packs, problems, use_cache
+    )
     if read is None:
         return [
             failed(1, f"{worktree.EVENTS_PATH}: {error}"),
@@ -95,15 +125,36 @@ def _log_checks(repo: str, fixture: bool, given: CheckReport | None) -> list[Che
     ]
 
 
+def _memo(repo: str, path: str, use_cache: bool) -> LogMemo:
+    common = None
+    if use_cache:
+        try:
+            common = git.repo_info(repo).common_dir
+        except git.GitError:
+            pass  # not a repository: check 4 says so; nothing to keep
+    return LogMemo(common, path)
+
+
 def _read(
-    repo: str, snapshots: list[SnapshotFile] | None, packs: list[Pack], problems: list[str]
+    repo: str,
+    snapshots: list[SnapshotFile] | None,
+    packs: list[Pack],
+    problems: list[str],
+    use_cache: bool = True,
 ) -> tuple[LogPass | None, str | None]:
-    """The log read in one pass (:mod:`git_gasp.check.logpass`), or why it
+    """The log read in one pass (:mod:`git_gasp.check.logpass`), going on
+    from the memo of the last (:mod:`git_gasp.check.logmemo`), or why it
     cannot be read (as check 1 words it)."""
     path = os.path.join(repo, worktree.EVENTS_PATH)
     try:
         with worktree.open_log(repo) as fh:
-            read = read_pass(fh, snapshots, packs, problems)
+            memo = _memo(repo, path, use_cache)
+            start, lines = memo.resume(fh)
+            if start is not None and not can_resume(start, snapshots, packs):
+                start, lines = None, memo.restart(lines)
+            read = read_pass(lines, snapshots, packs, problems, start)
+            if read is not None:
+                memo.save(read.state, lines)
     except OSError as exc:
         return None, f"cannot read {path}: {worktree.os_error(exc)}"
     except GaspError as exc:  # not a regular file, or over gasp.maxLogBytes

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from git_gasp import git
 from git_gasp.check import bypasses
-from git_gasp.core.appendonly import Transition, verify, worktree_problem
+from git_gasp.core.appendonly import Blob, Transition, blob_id, verify, worktree_problem
 from git_gasp.core.bypassrecord import BYPASS_REF
 from git_gasp.core.report import CheckReport
 from git_gasp.errors import GaspError
 from git_gasp.store import writer
-from git_gasp.store.logfile import read_capped
+from git_gasp.store.logfile import max_log_bytes, read_capped
 from git_gasp.store.worktree import inside
 
 STATIC_PATHS = ("state/events.jsonl", "journal/JOURNAL.md", "JOURNAL.md")
@@ -71,7 +72,9 @@ class VerdictCache:
             return
         data = {"transitions": sorted(self.transitions), "tips": self.tips}
         try:
-            writer.write_atomically(self.path, json.dumps(data, separators=(",", ":")).encode())
+            blob = json.dumps(data, separators=(",", ":")).encode()
+            # no fsync: a cache torn by a crash fails to parse and counts as empty
+            writer.write_atomically(self.path, blob, sync=False)
         except OSError:
             pass  # a read-only repository (a server, a mounted clone) just isn't cached
 
@@ -94,10 +97,15 @@ def check_append_only(repo: str, use_cache: bool = True) -> CheckReport:
     except git.GitError as exc:
         failures.append((f"cannot enumerate facts.jsonl paths: {exc}", ""))
     cache = VerdictCache(info.common_dir if use_cache else None)
+    cap = max_log_bytes(repo)  # once, for every work tree copy
+    walks = _walks(repo, info, tip, sorted(set(paths)), cache)
+    found = _look_up(repo, walks)
     with git.BlobReader(repo) as reader:
-        for path in sorted(set(paths)):
+        for path, walk in walks.items():
             try:
-                failures += _check_path(repo, info, tip, path, cache, reader)
+                if isinstance(walk, git.GitError):
+                    raise walk
+                failures += _check_path(repo, info, tip, path, walk, found, cache, reader, cap)
             except git.GitError as exc:
                 failures.append((f"{path}: cannot walk history: {exc}", ""))
     cache.save()
@@ -125,51 +133,103 @@ def _with_bypasses(repo: str, failures: list[tuple[str, str]]) -> CheckReport:
     return CheckReport(4, out, (note,))
 
 
+Walk = list[tuple[str, tuple[str, ...]]]  # (commit, its parents), oldest first
+
+
+def _walks(
+    repo: str, info: git.RepoInfo, tip: str, paths: list[str], cache: VerdictCache
+) -> dict[str, tuple[Walk, list[str]] | git.GitError]:
+    """Per path, the commits to judge and the object specs they need (its
+    tip's version first), or why they cannot be walked."""
+    walks: dict[str, tuple[Walk, list[str]] | git.GitError] = {}
+    for path in paths:
+        try:
+            walk = git.commits_touching(repo, path, tip, cache.tips.get(path, ()))
+        except git.GitError as exc:
+            walks[path] = exc
+            continue
+        full = info.prefix + path
+        specs = [f"{tip}:{full}"]
+        for commit, parents in walk:
+            specs += [f"{c}:{full}" for c in (commit, *parents)]
+        walks[path] = (walk, specs)
+    return walks
+
+
+def _look_up(
+    repo: str, walks: dict[str, tuple[Walk, list[str]] | git.GitError]
+) -> dict[str, git.ObjectInfo | None]:
+    """Every path's objects in one ``batch-check`` (none when it fails, or
+    for a spec with a line break: each path then looks up its own, as alone)."""
+    specs = [s for w in walks.values() if not isinstance(w, git.GitError) for s in w[1]]
+    specs = list(dict.fromkeys(s for s in specs if "\n" not in s))
+    try:
+        return dict(zip(specs, git.object_info(repo, specs), strict=True))
+    except git.GitError:
+        return {}
+
+
 def _check_path(
     repo: str,
     info: git.RepoInfo,
     tip: str,
     path: str,
+    walked: tuple[Walk, list[str]],
+    found: dict[str, git.ObjectInfo | None],
     cache: VerdictCache,
     reader: git.BlobReader,
+    cap: int,
 ) -> list[tuple[str, str]]:
-    walk = git.commits_touching(repo, path, tip, cache.tips.get(path, ()))
-    full = info.prefix + path
-    specs = [f"{tip}:{full}"]
-    for commit, parents in walk:
-        specs += [f"{c}:{full}" for c in (commit, *parents)]
-    blobs = git.blobs_at(repo, specs)
+    walk, specs = walked
+    if all(s in found for s in specs):
+        blobs = git.blobs_of(found, specs)
+    else:
+        blobs = git.blobs_at(repo, specs)
     at_head, pos = blobs[0], 1
     transitions = []
     for commit, parents in walk:
         child, *before = blobs[pos : pos + 1 + len(parents)]
         pos += 1 + len(parents)
         transitions.append(Transition(commit, parents, child, tuple(before)))
-    outcome = verify(
-        path, transitions, reader.read, info.object_format, frozenset(cache.transitions)
-    )
+    on_disk = _read_worktree(repo, path, cap) if at_head is not None else None
+    read = _seeded(reader.read, at_head, on_disk, info.object_format)
+    outcome = verify(path, transitions, read, info.object_format, frozenset(cache.transitions))
     failures = list(zip(outcome.failures, outcome.commits, strict=True))
     if not failures:
         cache.remember(path, tip, outcome.verified)
-    if at_head is not None:
-        problem = _worktree(repo, path, at_head, reader, info.object_format)
-        if problem:
+    if at_head is not None and on_disk is not None:
+        if isinstance(on_disk, str):
+            failures.append((on_disk, ""))
+        elif problem := worktree_problem(path, at_head, on_disk, read, info.object_format):
             failures.append((problem, ""))
     return failures
 
 
-def _worktree(
-    repo: str, path: str, committed: Any, reader: git.BlobReader, hash_name: str
-) -> str | None:
+def _seeded(
+    read: Callable[[str], bytes], at_head: Blob | None, on_disk: bytes | str | None, hash_name: str
+) -> Callable[[str], bytes]:
+    """``read``, but HEAD's version taken from the work tree copy when that
+    is byte for byte the same blob (its id matches): reading a file costs
+    less than inflating a blob, and check 4 then reads the newest version
+    (a warm check after one more commit) from it."""
+    if at_head is None or not isinstance(on_disk, bytes) or len(on_disk) != at_head.size:
+        return read
+    if blob_id(on_disk, at_head.size, hash_name) != at_head.oid:
+        return read
+    data, oid = on_disk, at_head.oid
+    return lambda wanted: data if wanted == oid else read(wanted)
+
+
+def _read_worktree(repo: str, path: str, cap: int) -> bytes | str:
+    """The work tree copy of ``path``, or why it is refused (check 4's failure)."""
     full = os.path.join(repo, path)
     if not inside(repo, full):  # fail closed, and read nothing there (/dev/zero, say)
         return f"{path}: working tree copy is a symlink that leads outside the repository"
     try:
-        on_disk = read_capped(full, path, repo)  # a FIFO or an oversized file: unread
+        return read_capped(full, path, repo, cap)  # a FIFO or an oversized file: unread
     except FileNotFoundError:
         return f"{path}: committed file missing from working tree"
     except OSError as exc:
         return f"{path}: working tree unreadable: {exc.strerror} (os error {exc.errno})"
     except GaspError as exc:
         return f"{path}: working tree copy refused: {exc.message}"
-    return worktree_problem(path, committed, on_disk, reader.read, hash_name)

@@ -9,6 +9,12 @@ event's id, cause and CreateNode ops (id, kind, a shared ``status`` prop),
 since an ops event may claim a domain event anywhere in the log; check 2
 keeps the last event id of each snapshot's prefix. Memory holds the fold's
 graph and those records, never the log's bytes.
+
+A pass over a log ending in a newline (with no snapshot for check 2 and a
+fold that did not fail) also returns where it stood after the last line
+(:class:`PassState`); :func:`read_pass` given that state and the lines after
+those it read goes on from there, with the same verdicts as a full pass
+(:mod:`git_gasp.check.logmemo` keeps it between checks).
 """
 
 from __future__ import annotations
@@ -16,8 +22,8 @@ from __future__ import annotations
 import codecs
 import hashlib
 import sys
-from collections.abc import Callable, Iterator
-from typing import IO, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 from git_gasp.core.checks import (
     PAIRED_KINDS,
@@ -48,12 +54,27 @@ _NOBODY = Actor("", "")  # what no check reads
 _RUN_KINDS = (RUN_STARTED, RUN_FINISHED)
 
 
+class PassState(NamedTuple):
+    """Where a pass stood after the last line of a log ending in a newline:
+    each part's fields (plain values and git-gasp's named tuples only)."""
+
+    lines: int  # physical lines read
+    last: bytes  # the last of them
+    vocabulary: tuple[frozenset[str], frozenset[str]]  # check 3's, from the packs
+    reader: dict[str, Any]  # the :class:`LogReader`'s, but its parser and its choice of parser
+    folder: dict[str, Any]
+    judge: dict[str, Any]  # the :class:`_Judge`'s, but the vocabulary and the two below
+    lifecycle: dict[str, Any]
+    pairing: dict[str, Any]
+
+
 class LogPass(NamedTuple):
     log: ParsedLog  # its events not kept (``events`` is empty)
     outcome: FoldOutcome
     prefixes: Prefixes  # what check 2 reads of the log's bytes
     prefix_equal: dict[str, bool]  # check 2's verdict by snapshot name
     judged: tuple[CheckReport, CheckReport, CheckReport]  # checks 3, 5 and 7
+    state: PassState | None = None  # where it ended, when a later pass may go on from it
 
 
 class _Judge:
@@ -78,10 +99,23 @@ class _Judge:
         self._lifecycle.add(n, slim)
         self._pairing.add(n, slim, _slim_ops(parsed))
 
+    def state(self) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """Its fields, the run lifecycle's and check 7's (copies of the dicts)."""
+        mine = {k: v for k, v in vars(self).items() if k not in _JUDGE_OWN}
+        return mine, dict(vars(self._lifecycle)), dict(vars(self._pairing))
+
+    def resume(self, state: PassState) -> None:
+        vars(self).update(state.judge)
+        vars(self._lifecycle).update(state.lifecycle)
+        vars(self._pairing).update(state.pairing)
+
     def reports(self, problems: list[str]) -> tuple[CheckReport, CheckReport, CheckReport]:
         causation = (*self._causation, *self._lifecycle.findings)
         vocabulary = (*problems, *self._vocabulary)
         return CheckReport(3, vocabulary), CheckReport(5, causation), self._pairing.report()
+
+
+_JUDGE_OWN = frozenset({"_kinds", "_rels", "_lifecycle", "_pairing"})
 
 
 class _NotUtf8(ValueError):
@@ -93,7 +127,9 @@ class _Lines:
     UTF-8, counted, hashed through each line count a snapshot covers; when
     the pass has taken a line a snapshot ends at, ``at_point`` is called."""
 
-    def __init__(self, fh: IO[bytes], points: dict[int, list[str]], reader: LogReader) -> None:
+    def __init__(
+        self, fh: Iterable[bytes], points: dict[int, list[str]], reader: LogReader
+    ) -> None:
         self._fh, self._points, self._reader = fh, points, reader
         self._hash = hashlib.sha256() if points else None
         self.count = 0
@@ -133,14 +169,18 @@ class _Lines:
             self._passed(digest)
 
 
+# long: one loop over the lines, check 2's comparisons at the snapshots' ends inside it
 def read_pass(
-    fh: IO[bytes],
+    fh: Iterable[bytes],
     snapshots: list[SnapshotFile] | None,
     packs: list[Pack] | None = None,
     problems: list[str] | None = None,
+    start: PassState | None = None,
 ) -> LogPass | None:
     """Read the open log once (see the module's docstring), judging check 3
-    with ``packs`` (and their ``problems``); None when it is not UTF-8."""
+    with ``packs`` (and their ``problems``); None when it is not UTF-8. With
+    ``start``, ``fh`` holds the lines after those that state was taken at
+    (the caller makes sure they are the same bytes; see :func:`can_resume`)."""
     points = prefix_counts(snapshots)
     by_name = {s.name: s for s in snapshots or ()}
     reader = LogReader()
@@ -151,6 +191,12 @@ def read_pass(
     equal: dict[str, bool] = {}
     last_ids: dict[int, str] = {}
     last_id = [""]
+    if start is not None:
+        assert not points and start.vocabulary == (judge._kinds, judge._rels)
+        vars(reader).update(start.reader)
+        vars(folder).update(start.folder)
+        judge.resume(start)
+        lines.count, lines.last = start.lines, start.last
 
     def compare(names: list[str]) -> None:
         if reader.count:
@@ -163,7 +209,7 @@ def read_pass(
     lines.at_point = compare
     try:
         with gc_paused():
-            for event in reader.events(lines):
+            for event in reader.events(lines, lines.count + 1):
                 parsed = _ops_of(event)
                 if failed is None:
                     folder.events += 1
@@ -177,9 +223,32 @@ def read_pass(
                 last_id[0] = event.id
     except _NotUtf8:
         return None
+    state = None
+    if not points and failed is None and lines.last.endswith(b"\n"):
+        state = _state_of(lines, judge, reader, folder)
     log = reader.parsed((), lines.last)
     prefixes = Prefixes(lines.count, lines.at, last_ids)
-    return LogPass(log, failed or folder.result(), prefixes, equal, judge.reports(problems or []))
+    outcome = failed or folder.result()
+    return LogPass(log, outcome, prefixes, equal, judge.reports(problems or []), state)
+
+
+def can_resume(state: PassState, snapshots: list[SnapshotFile] | None, packs: list[Pack]) -> bool:
+    """Whether a pass may go on from ``state`` with these snapshots and packs:
+    none of the snapshots is compared with a prefix of the log, and check 3's
+    vocabulary is the one the state was judged with."""
+    return not prefix_counts(snapshots) and state.vocabulary == vocabulary(packs)
+
+
+def _state_of(lines: _Lines, judge: _Judge, reader: LogReader, folder: Folder) -> PassState:
+    """The pass's state after its last line (before :meth:`LogReader.parsed`
+    marks a torn last line: a later line may follow it)."""
+    mine, lifecycle, pairing = judge.state()
+    read = {k: v for k, v in vars(reader).items() if k not in ("parser", "fast")}
+    read["errors"], read["envelope"] = list(reader.errors), list(reader.envelope)
+    kept = (judge._kinds, judge._rels)
+    return PassState(
+        lines.count, lines.last, kept, read, dict(vars(folder)), mine, lifecycle, pairing
+    )
 
 
 def _ops_of(event: Event) -> ParsedOps:

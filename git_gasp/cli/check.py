@@ -15,7 +15,9 @@ from git_gasp.errors import FINDINGS, OK
 @click.option("--fixture", is_flag=True, help="Also assert the canonical fixture's four facts.")
 @JSON
 @click.option(
-    "--no-cache", is_flag=True, help="Walk all history; ignore remembered check 4 verdicts."
+    "--no-cache",
+    is_flag=True,
+    help="Walk all history and read the whole log; ignore remembered verdicts and the log memo.",
 )
 def check(path: str | None, repo: str | None, fixture: bool, as_json: bool, no_cache: bool) -> int:
     """Run the seven GASP conformance checks on the agent repository at PATH."""

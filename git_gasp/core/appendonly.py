@@ -153,6 +153,26 @@ class Anchors:
         self.prefix_of[blob.oid] = blob.oid
         return blob.oid
 
+    def take_chains(self, pairs: dict[str, set[str]], anchor: str, blobs: Iterable[Blob]) -> None:
+        """Note which ``blobs`` are prefixes of ``anchor`` by what ``pairs``
+        shows otherwise than by hashing (a received pack's deltas: each
+        object's shorter ones at its start; the relation is transitive). A
+        chain of them that does not reach ``anchor`` is tied to it by hashing
+        its longest version only; each is kept only where hashing would keep
+        it too (the cut starts a character)."""
+        known = {b.oid: b for b in blobs}
+        tied: set[str] = set()  # versions whose chain below them is taken
+        for top in sorted(known.values(), key=lambda b: -b.size):
+            if top.oid in tied or top.oid not in pairs or not self.test(top, anchor):
+                continue  # not a prefix: its chain is hashed version by version
+            chain = shown_below(pairs, top.oid)
+            tied |= chain
+            data = self.data[anchor]
+            for blob in (known[oid] for oid in chain if oid in known):
+                size = blob.size
+                if size == len(data) or (size < len(data) and data[size] & 0xC0 != 0x80):
+                    self.prefix_of[blob.oid] = anchor
+
     def test(self, blob: Blob, anchor: str) -> bool:
         if self.known(blob.oid) == anchor:
             return True
@@ -182,6 +202,18 @@ class Anchors:
 
         with ThreadPoolExecutor(max_workers=2) as pool:
             list(pool.map(lambda b: self._test(b, anchor), todo))
+
+
+def shown_below(pairs: dict[str, set[str]], top: str) -> set[str]:
+    """Every object ``pairs`` shows to be a prefix of ``top``, ``top`` included."""
+    found = {top}
+    stack = [top]
+    while stack:
+        for short in pairs.get(stack.pop(), ()):
+            if short not in found:
+                found.add(short)
+                stack.append(short)
+    return found
 
 
 def test_in_background(work: Iterable[tuple[Anchors, Blob, str]]) -> None:

@@ -177,11 +177,12 @@ class LogReader:
         self._cut_last = False  # the last non-blank line so far failed as cut-off JSON
 
     # long: one loop, the hot path of every full read of a log
-    def events(self, raw_lines: Iterable[bytes]) -> Iterator[Event]:
-        """The events of ``raw_lines`` (the log split on ``\n``), in order."""
+    def events(self, raw_lines: Iterable[bytes], first: int = 1) -> Iterator[Event]:
+        """The events of ``raw_lines`` (the log split on ``\n``, from its line
+        number ``first``), in order."""
         parser, errors, envelope = self.parser, self.errors, self.envelope
         canonical = loads_canonical if self.fast else _not_canonical
-        for number, raw in enumerate(raw_lines, 1):
+        for number, raw in enumerate(raw_lines, first):
             if raw[-1:] == b"\r":
                 raw = raw[:-1]
             if raw[:1] != b"{" or raw[-1:] != b"}":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import IO, NamedTuple
 
 from git_gasp.core.appendonly import Blob
@@ -46,8 +46,14 @@ def blobs_at(path: str, specs: Sequence[str]) -> list[Blob | None]:
 
     Raises GitError if a spec names something that is not a file.
     """
+    return blobs_of(dict(zip(specs, object_info(path, specs), strict=True)), specs)
+
+
+def blobs_of(found: Mapping[str, ObjectInfo | None], specs: Sequence[str]) -> list[Blob | None]:
+    """:func:`blobs_at` from objects looked up already (``found``, by spec)."""
     result: list[Blob | None] = []
-    for spec, obj in zip(specs, object_info(path, specs), strict=True):
+    for spec in specs:
+        obj = found[spec]
         if obj is not None and obj.type != "blob":
             raise GitError(f"{spec} is not a file ({obj.type})")
         result.append(Blob(obj.oid, obj.size) if obj is not None else None)

@@ -214,9 +214,25 @@ class Objects:
             first = anchors.anchor(blobs[-1])
             if first is not None and len(blobs) >= 8:
                 work += [(n, anchors, b, first) for n, b in enumerate(blobs)]
+        if work:
+            self._proven_by_deltas(work)
+            work = [w for w in work if w[2].oid not in w[1].prefix_of]
         # hashed while the steps are judged, in the order they need them
         work.sort(key=lambda w: w[0])
         test_in_background((anchors, blob, first) for _, anchors, blob, first in work)
+
+    def _proven_by_deltas(self, work: Sequence[tuple[int, Anchors, Blob, str]]) -> None:
+        """Versions the pushed pack's deltas show to be prefixes of the newest
+        need no hashing (:mod:`git_gasp.git.packs`, :meth:`Anchors.take_chains`)."""
+        from git_gasp.git.packs import prefix_pairs, received_packs
+
+        by_path: dict[Anchors, tuple[str, list[Blob]]] = {}
+        for _, anchors, blob, first in work:
+            by_path.setdefault(anchors, (first, []))[1].append(blob)
+        with received_packs(self.hash_name) as packs:
+            for anchors, (first, blobs) in by_path.items() if packs else ():
+                pairs = prefix_pairs(packs, [first, *(b.oid for b in blobs)])
+                anchors.take_chains(pairs, first, blobs)
 
     def _mainline(self, step: Step) -> str | None:
         """The parent a change is judged against for identity: the first that

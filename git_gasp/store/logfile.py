@@ -77,10 +77,11 @@ def check_size(fd: int, rel: str, cap: int) -> int:
     return size
 
 
-def read_capped(path: str, rel: str, repo: str) -> bytes:
-    """The whole regular file at ``path``, refused over ``repo``'s cap before
-    anything is allocated (``FileNotFoundError`` and other ``OSError`` pass)."""
-    cap = max_log_bytes(repo)
+def read_capped(path: str, rel: str, repo: str, cap: int | None = None) -> bytes:
+    """The whole regular file at ``path``, refused over ``repo``'s cap (or
+    ``cap``, read already) before anything is allocated (``FileNotFoundError``
+    and other ``OSError`` pass)."""
+    cap = max_log_bytes(repo) if cap is None else cap
     fd = open_regular(path, rel)
     try:
         want = check_size(fd, rel, cap) + 1  # one byte more, to see the end
