@@ -216,6 +216,24 @@ def test_the_shims_start_no_python_when_the_hook_has_nothing_to_do(
     assert _ran(calls) == ["pre-commit"]
 
 
+def test_prepare_commit_msg_starts_python_for_every_active_session_file(
+    fixture_repo: Path, tmp_path: Path
+) -> None:
+    # the hook reads every name ending in .json (sessions/active.py), ".json" too
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
+    active = fixture_repo / ".git" / "gasp" / "active-sessions"
+    active.mkdir(parents=True)
+    for name in ("codex-s1.json", ".codex-s2.json", "..json", ".json"):
+        (active / name).write_text(json.dumps({"ref": f"codex:{name}", "started": "1"}))
+        (fixture_repo / "notes.txt").write_text(name)
+        git(fixture_repo, "add", "notes.txt")
+        done = subprocess.run(["git", "commit", "-q", "-m", name], cwd=fixture_repo, env=env)
+        assert done.returncode == 0
+        assert f"Agent-Session: codex:{name}" in git(fixture_repo, "log", "-1", "--format=%B")
+        assert "prepare-commit-msg" in _ran(calls)
+        (active / name).unlink()
+
+
 def test_commit_msg_runs_whenever_the_staged_log_may_end_a_run(
     fixture_repo: Path, tmp_path: Path
 ) -> None:

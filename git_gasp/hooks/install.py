@@ -120,7 +120,7 @@ _NOTHING_TO_DO = {
         "  case $1 in */*) sessions=${1%/*};; *) sessions=.;; esac",
         '  sessions="$sessions/gasp/active-sessions"',
         "  idle=yes",
-        '  for f in "$sessions"/*.json "$sessions"/.*.json; do',
+        '  for f in "$sessions"/*.json "$sessions"/.*.json "$sessions"/.json; do',
         '    [ -e "$f" ] && idle=',
         "  done",
         '  if [ -n "$idle" ]; then',
