@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -232,6 +233,30 @@ def test_prepare_commit_msg_starts_python_for_every_active_session_file(
         assert f"Agent-Session: codex:{name}" in git(fixture_repo, "log", "-1", "--format=%B")
         assert "prepare-commit-msg" in _ran(calls)
         (active / name).unlink()
+
+
+def test_the_shims_grep_ignores_grep_options(fixture_repo: Path, tmp_path: Path) -> None:
+    # GNU grep before 3.6 prepends $GREP_OPTIONS to its arguments; with -x a
+    # message holding a needle would not match and the hook would be skipped
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
+    old = tmp_path / "old-grep"
+    old.mkdir()
+    real = shutil.which("grep")
+    (old / "grep").write_text(f'#!/bin/sh\nexec {real} $GREP_OPTIONS "$@"\n')
+    (old / "grep").chmod(0o755)
+    env = env | {"PATH": f"{old}{os.pathsep}{env['PATH']}", "GREP_OPTIONS": "-x"}
+    (fixture_repo / "notes.txt").write_text("work")
+    git(fixture_repo, "add", "notes.txt")
+    message = "work\n\nRun-Id: run_nowhere"
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", message], cwd=fixture_repo, env=env, capture_output=True
+    )
+    assert done.returncode == 1 and b"run-id" in done.stderr  # commit-msg judged it
+    assert _ran(calls) == ["pre-commit", "commit-msg"]
+    done = subprocess.run(
+        ["git", "commit", "-q", "--no-verify", "-m", message], cwd=fixture_repo, env=env
+    )
+    assert done.returncode == 0 and "post-commit" in _ran(calls)
 
 
 def test_commit_msg_runs_whenever_the_staged_log_may_end_a_run(
