@@ -259,6 +259,42 @@ def test_the_shims_grep_ignores_grep_options(fixture_repo: Path, tmp_path: Path)
     assert done.returncode == 0 and "post-commit" in _ran(calls)
 
 
+def test_the_shims_in_a_linked_worktree_at_an_odd_path(fixture_repo: Path, tmp_path: Path) -> None:
+    # a linked worktree's COMMIT_EDITMSG, note and active sessions live in
+    # .git/worktrees/<name>/, here under a path with a space and glob characters
+    from git_gasp.agent.api import Agent
+
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
+    tree = tmp_path / "linked [tree] *"
+    git(fixture_repo, "worktree", "add", "-q", str(tree), "-b", "linked")
+    with Agent.open(str(tree), worker="w") as agent:
+        agent.record_observation(None, "progress", "in the linked tree")
+    git(tree, "add", "state/events.jsonl")
+    _ran(calls)
+    done = subprocess.run(["git", "commit", "-q", "-m", "observed"], cwd=tree, env=env)
+    assert done.returncode == 0 and _ran(calls) == ["pre-commit"]  # the note was found
+    log = log_path(tree)
+    started = json.loads(next(x for x in log.read_text().splitlines() if '"run.started"' in x))
+    finished = {**started, "id": "ev_linked", "kind": "run.finished"}
+    finished["payload"] = {"run_id": started["payload"]["run_id"], "outcome": "completed"}
+    with log.open("a") as fh:
+        fh.write(json.dumps(finished, separators=(",", ":")) + "\n")
+    git(tree, "add", "state/events.jsonl")
+    done = subprocess.run(["git", "commit", "-q", "-m", "no trailers"], cwd=tree, env=env)
+    assert done.returncode == 1 and _ran(calls) == ["pre-commit", "commit-msg"]
+    git(tree, "reset", "-q", "--hard")
+    git_dir = Path(git(tree, "rev-parse", "--absolute-git-dir").strip())
+    active = git_dir / "gasp" / "active-sessions"
+    active.mkdir(parents=True)
+    (active / "codex-l.json").write_text('{"ref": "codex:linked", "started": "1"}')
+    (tree / "notes.txt").write_text("linked")
+    git(tree, "add", "notes.txt")
+    assert (
+        subprocess.run(["git", "commit", "-q", "-m", "linked"], cwd=tree, env=env).returncode == 0
+    )
+    assert "Agent-Session: codex:linked" in git(tree, "log", "-1", "--format=%B")
+
+
 def test_commit_msg_runs_whenever_the_staged_log_may_end_a_run(
     fixture_repo: Path, tmp_path: Path
 ) -> None:
