@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -214,6 +215,84 @@ def test_the_shims_start_no_python_when_the_hook_has_nothing_to_do(
     assert "post-commit" in _ran(calls)
     commit("five: nothing to re-attach")
     assert _ran(calls) == ["pre-commit"]
+
+
+def test_prepare_commit_msg_starts_python_for_every_active_session_file(
+    fixture_repo: Path, tmp_path: Path
+) -> None:
+    # the hook reads every name ending in .json (sessions/active.py), ".json" too
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
+    active = fixture_repo / ".git" / "gasp" / "active-sessions"
+    active.mkdir(parents=True)
+    for name in ("codex-s1.json", ".codex-s2.json", "..json", ".json"):
+        (active / name).write_text(json.dumps({"ref": f"codex:{name}", "started": "1"}))
+        (fixture_repo / "notes.txt").write_text(name)
+        git(fixture_repo, "add", "notes.txt")
+        done = subprocess.run(["git", "commit", "-q", "-m", name], cwd=fixture_repo, env=env)
+        assert done.returncode == 0
+        assert f"Agent-Session: codex:{name}" in git(fixture_repo, "log", "-1", "--format=%B")
+        assert "prepare-commit-msg" in _ran(calls)
+        (active / name).unlink()
+
+
+def test_the_shims_grep_ignores_grep_options(fixture_repo: Path, tmp_path: Path) -> None:
+    # GNU grep before 3.6 prepends $GREP_OPTIONS to its arguments; with -x a
+    # message holding a needle would not match and the hook would be skipped
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
+    old = tmp_path / "old-grep"
+    old.mkdir()
+    real = shutil.which("grep")
+    (old / "grep").write_text(f'#!/bin/sh\nexec {real} $GREP_OPTIONS "$@"\n')
+    (old / "grep").chmod(0o755)
+    env = env | {"PATH": f"{old}{os.pathsep}{env['PATH']}", "GREP_OPTIONS": "-x"}
+    (fixture_repo / "notes.txt").write_text("work")
+    git(fixture_repo, "add", "notes.txt")
+    message = "work\n\nRun-Id: run_nowhere"
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", message], cwd=fixture_repo, env=env, capture_output=True
+    )
+    assert done.returncode == 1 and b"run-id" in done.stderr  # commit-msg judged it
+    assert _ran(calls) == ["pre-commit", "commit-msg"]
+    done = subprocess.run(
+        ["git", "commit", "-q", "--no-verify", "-m", message], cwd=fixture_repo, env=env
+    )
+    assert done.returncode == 0 and "post-commit" in _ran(calls)
+
+
+def test_the_shims_in_a_linked_worktree_at_an_odd_path(fixture_repo: Path, tmp_path: Path) -> None:
+    # a linked worktree's COMMIT_EDITMSG, note and active sessions live in
+    # .git/worktrees/<name>/, here under a path with a space and glob characters
+    from git_gasp.agent.api import Agent
+
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
+    tree = tmp_path / "linked [tree] *"
+    git(fixture_repo, "worktree", "add", "-q", str(tree), "-b", "linked")
+    with Agent.open(str(tree), worker="w") as agent:
+        agent.record_observation(None, "progress", "in the linked tree")
+    git(tree, "add", "state/events.jsonl")
+    _ran(calls)
+    done = subprocess.run(["git", "commit", "-q", "-m", "observed"], cwd=tree, env=env)
+    assert done.returncode == 0 and _ran(calls) == ["pre-commit"]  # the note was found
+    log = log_path(tree)
+    started = json.loads(next(x for x in log.read_text().splitlines() if '"run.started"' in x))
+    finished = {**started, "id": "ev_linked", "kind": "run.finished"}
+    finished["payload"] = {"run_id": started["payload"]["run_id"], "outcome": "completed"}
+    with log.open("a") as fh:
+        fh.write(json.dumps(finished, separators=(",", ":")) + "\n")
+    git(tree, "add", "state/events.jsonl")
+    done = subprocess.run(["git", "commit", "-q", "-m", "no trailers"], cwd=tree, env=env)
+    assert done.returncode == 1 and _ran(calls) == ["pre-commit", "commit-msg"]
+    git(tree, "reset", "-q", "--hard")
+    git_dir = Path(git(tree, "rev-parse", "--absolute-git-dir").strip())
+    active = git_dir / "gasp" / "active-sessions"
+    active.mkdir(parents=True)
+    (active / "codex-l.json").write_text('{"ref": "codex:linked", "started": "1"}')
+    (tree / "notes.txt").write_text("linked")
+    git(tree, "add", "notes.txt")
+    assert (
+        subprocess.run(["git", "commit", "-q", "-m", "linked"], cwd=tree, env=env).returncode == 0
+    )
+    assert "Agent-Session: codex:linked" in git(tree, "log", "-1", "--format=%B")
 
 
 def test_commit_msg_runs_whenever_the_staged_log_may_end_a_run(

@@ -101,6 +101,10 @@ def shim(hook: str, python: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: a grep older than 3.6 prepends $GREP_OPTIONS to its arguments (-x, -m 0:
+#: a needle present, yet no match), so the shims drop it before their grep
+_NO_GREP_OPTIONS = "unset GREP_OPTIONS"
+
 #: git runs these hooks on every commit, and they usually have nothing to do;
 #: the shim then exits before starting Python, on a test that is true
 #: whenever the hook would act (it may say "act" when the hook then does
@@ -120,7 +124,7 @@ _NOTHING_TO_DO = {
         "  case $1 in */*) sessions=${1%/*};; *) sessions=.;; esac",
         '  sessions="$sessions/gasp/active-sessions"',
         "  idle=yes",
-        '  for f in "$sessions"/*.json "$sessions"/.*.json; do',
+        '  for f in "$sessions"/*.json "$sessions"/.*.json "$sessions"/.json; do',
         '    [ -e "$f" ] && idle=',
         "  done",
         '  if [ -n "$idle" ]; then',
@@ -132,6 +136,7 @@ _NOTHING_TO_DO = {
     "commit-msg": [
         "# nothing to judge unless the message names a run or a session, or the",
         "# staged log may append a run.finished (git-gasp-hooks(1))",
+        _NO_GREP_OPTIONS,
         "nothing_to_judge() {",
         "  LC_ALL=C grep -qiF" + "".join(f" -e {shlex.quote(m)}" for m in NEEDLES) + ' -- "$1"',
         "  [ $? -eq 1 ] || return 1",
@@ -150,6 +155,7 @@ _NOTHING_TO_DO = {
     ],
     "post-commit": [
         "# nothing to re-attach unless HEAD's message says so (git-gasp-hooks(1))",
+        _NO_GREP_OPTIONS,
         "{ git cat-file commit HEAD 2>/dev/null || echo run-id; } |",
         "  LC_ALL=C grep -qiF" + "".join(f" -e {shlex.quote(m)}" for m in MARKERS),
         "[ $? -eq 1 ] && exit 0",
