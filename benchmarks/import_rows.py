@@ -39,7 +39,7 @@ TARGET = 0.3
 HOOK_MODULES = {
     "pre-commit": "git_gasp.hooks.commithooks",
     "prepare-commit-msg": "git_gasp.hooks.sessiontrailer",
-    "commit-msg": "git_gasp.hooks.commithooks",
+    "commit-msg": "git_gasp.hooks.commitmsg",
     "post-commit": "git_gasp.sessions.pushnotes",
     "post-rewrite": "git_gasp.sessions.pushnotes",
     "pre-push": "git_gasp.hooks.pushhooks",

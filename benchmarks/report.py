@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -39,7 +40,21 @@ def environment() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
         "loadavg_at_end": os.getloadavg(),
+        "install": _install_kind(),
     }
+
+
+def _install_kind() -> str:
+    """How the hooks' interpreter finds git-gasp: from site-packages (``pip
+    install .``) or from a source tree (``pip install -e``, whose path finder
+    every interpreter's start loads, ``python -c pass`` too)."""
+    probe = "import git_gasp; print(git_gasp.__file__)"
+    where = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/"
+    ).stdout.strip()
+    if not where:
+        return "nowhere (git_gasp does not import)"
+    return "regular (pip install .)" if "-packages" in where else "editable (pip install -e)"
 
 
 def report(rows: list[Row], details: dict[str, Any], env: dict[str, Any], quick: bool) -> str:
@@ -47,7 +62,8 @@ def report(rows: list[Row], details: dict[str, Any], env: dict[str, Any], quick:
     if quick:
         out.append("QUICK MODE: sizes reduced (60 commits, 100k events); verdicts are indicative.")
     out.append(
-        f"environment: Python {env['python']}, {env['git']}, {env['cpus']} CPUs; "
+        f"environment: Python {env['python']}, {env['git']}, {env['cpus']} CPUs, git-gasp "
+        f"installed {env.get('install', '?')}; "
         f"load average at start {env['loadavg_at_start'][0]:.2f}, at end "
         f"{env['loadavg_at_end'][0]:.2f} (other work on the machine skews timings)"
     )

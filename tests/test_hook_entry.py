@@ -3,15 +3,19 @@ shims and the pre-commit framework's entries reach that path."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from git_gasp.hooks import dispatch
 from git_gasp.hooks.install import shim
+from git_gasp.sessions.pushnotes import links, may_link
 from tests.conftest import commit_all, git, log_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,3 +161,179 @@ def test_a_commit_through_the_installed_shims_judges_it(fixture_repo: Path) -> N
     assert "gasp:" in done.stderr and "Traceback" not in done.stderr
     git(fixture_repo, "reset", "-q", "--hard")
     commit_all(fixture_repo, "nothing")  # a clean tree commits through the hooks
+
+
+def _counting_hooks(repo: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """The hooks installed with an interpreter that logs each hook it runs:
+    the log, and an environment naming no session."""
+    calls = tmp_path / "calls.log"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\necho "$5" >> {calls}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", str(wrapper)]
+    subprocess.run(cmd, cwd=repo, check=True, capture_output=True)
+    return calls, {k: v for k, v in os.environ.items() if k != "AGENT_SESSION"}
+
+
+def _ran(calls: Path) -> list[str]:
+    ran = calls.read_text().split() if calls.exists() else []
+    calls.unlink(missing_ok=True)
+    return ran
+
+
+def test_the_shims_start_no_python_when_the_hook_has_nothing_to_do(
+    fixture_repo: Path, tmp_path: Path
+) -> None:
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
+
+    def commit(message: str, **extra: str) -> str:
+        (fixture_repo / "notes.txt").write_text(message)
+        git(fixture_repo, "add", "notes.txt")
+        subprocess.run(
+            ["git", "commit", "-q", "-m", message], cwd=fixture_repo, check=True, env=env | extra
+        )
+        return git(fixture_repo, "log", "-1", "--format=%B")
+
+    _ran(calls)
+    commit("plain work")
+    assert _ran(calls) == ["pre-commit"]
+    # a session named three ways: prepare-commit-msg runs and links it
+    assert "Agent-Session: codex:s1" in commit("one", AGENT_SESSION="codex:s1")
+    assert "prepare-commit-msg" in _ran(calls)
+    git(fixture_repo, "config", "gasp.session", "codex:s2")
+    assert "Agent-Session: codex:s2" in commit("two")
+    git(fixture_repo, "config", "--unset", "gasp.session")
+    active = fixture_repo / ".git" / "gasp" / "active-sessions"
+    active.mkdir(parents=True)
+    (active / ".codex-s3.json").write_text('{"ref": "codex:s3", "started": "1"}')
+    assert "Agent-Session: codex:s3" in commit("three")
+    assert _ran(calls).count("prepare-commit-msg") == 2
+    (active / ".codex-s3.json").unlink()
+    # post-commit: only a message with a marker starts it (here a Run-Id, in any case)
+    commit("four\n\nRUN-ID: run_42")
+    assert "post-commit" in _ran(calls)
+    commit("five: nothing to re-attach")
+    assert _ran(calls) == ["pre-commit"]
+
+
+def test_commit_msg_runs_whenever_the_staged_log_may_end_a_run(
+    fixture_repo: Path, tmp_path: Path
+) -> None:
+    from git_gasp.agent.api import Agent
+
+    calls, env = _counting_hooks(fixture_repo, tmp_path)
+    hooks = fixture_repo / ".git" / "hooks"
+    message = fixture_repo / ".git" / "COMMIT_EDITMSG"
+    note = fixture_repo / ".git" / "gasp" / "no-run-end"
+
+    def hook(name: str, *args: str) -> int:
+        return subprocess.run([str(hooks / name), *args], cwd=fixture_repo, env=env).returncode
+
+    with Agent.open(str(fixture_repo), worker="w") as agent:
+        agent.record_observation(None, "progress", "half way")
+    git(fixture_repo, "add", "state/events.jsonl")
+    _ran(calls)
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", "an observation"], cwd=fixture_repo, env=env
+    )
+    assert done.returncode == 0
+    # pre-commit saw the index append no run.finished: commit-msg starts no Python
+    assert _ran(calls) == ["pre-commit"] and note.is_file()
+    # the same kind of change, but no note for these log versions: commit-msg judges it
+    with Agent.open(str(fixture_repo), worker="w") as agent:
+        agent.record_observation(None, "progress", "nearly there")
+    git(fixture_repo, "add", "state/events.jsonl")
+    message.write_text("more\n")
+    assert hook("commit-msg", str(message)) == 0 and _ran(calls) == ["commit-msg"]
+    git(fixture_repo, "reset", "-q", "--hard")
+    # a run.finished appended: pre-commit leaves no note, commit-msg judges and refuses
+    log = log_path(fixture_repo)
+    started = json.loads(next(x for x in log.read_text().splitlines() if '"run.started"' in x))
+    run = started["payload"]["run_id"]
+    finished = {**started, "id": "ev_done", "kind": "run.finished"}
+    finished["payload"] = {"run_id": run, "outcome": "completed"}
+    with log.open("a") as fh:
+        fh.write(json.dumps(finished, separators=(",", ":")) + "\n")
+    git(fixture_repo, "add", "state/events.jsonl")
+    hook("pre-commit")
+    message.write_text("closing, no trailers\n")
+    assert hook("commit-msg", str(message)) == 1
+    assert _ran(calls) == ["pre-commit", "commit-msg"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Run-Id: run_1",
+                "rUn-iD:run_2",
+                "(cherry picked from commit " + "a" * 40 + ")",
+                "Squashed commit of the following:",
+                "commit " + "b" * 40,
+                "Agent-Session: codex:s",
+                "",
+                "plain",
+                "run-id",
+            ]
+        )
+        | st.text(max_size=20)
+    )
+)
+def test_a_message_that_links_anything_has_a_marker(lines: list[str]) -> None:
+    message = "\n".join(lines)
+    assert may_link(message) or not links(message)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Run-Id: run_1",
+                "AGENT-SESSION: codex:s",
+                "Agent-Session: https://x",
+                "Claude-Session: abc",
+                "Copilot-Session: abc",
+                "Agent-Logs-Url: ghp_" + "a" * 36,
+                "Goal: -",
+                "",
+                "plain",
+            ]
+        )
+        | st.text(max_size=20)
+    )
+)
+def test_a_message_the_commit_msg_hook_judges_has_a_needle(lines: list[str]) -> None:
+    """With no run appended, commit-msg finds something only in a message
+    holding one of NEEDLES, the shim's test."""
+    from git_gasp.core.commitmessage import run_id_findings, trailer_findings
+    from git_gasp.hooks.commitmsg import NEEDLES
+
+    message = "\n".join(lines)
+    folded = message.encode("utf-8", "surrogatepass").lower()
+    if not any(n.encode() in folded for n in NEEDLES):
+        assert trailer_findings(message, [], "m") == []
+        assert run_id_findings(message, [], b"", "m") == []
+
+
+def test_hooks_status_names_a_shim_an_older_git_gasp_wrote(fixture_repo: Path) -> None:
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", sys.executable]
+    subprocess.run(cmd, cwd=fixture_repo, check=True, capture_output=True)
+    status = [sys.executable, "-m", "git_gasp", "hooks", "status", "--json"]
+
+    def states() -> dict[str, str]:
+        done = subprocess.run(status, cwd=fixture_repo, check=True, capture_output=True)
+        found: dict[str, str] = json.loads(done.stdout)["hooks"]
+        return found
+
+    assert set(states().values()) == {"gasp"}
+    # the post-commit shim as the first git-gasp wrote it: Python on every commit
+    shim_path = fixture_repo / ".git" / "hooks" / "post-commit"
+    text = shim_path.read_text()
+    start = text.index("# nothing to re-attach")
+    old = text[:start] + text[text.index("exec ", start) :]
+    shim_path.write_text(old)
+    assert states()["post-commit"] == "outdated"
+    assert subprocess.run(cmd, cwd=fixture_repo, capture_output=True).returncode == 0
+    assert states()["post-commit"] == "gasp"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from git_gasp.core.commitmessage import holds_run, run_id_findings, runs_held
-from git_gasp.hooks.commithooks import staged_logs
+from git_gasp.hooks.commitmsg import staged_logs
 from tests.conftest import git, run_cli
 
 

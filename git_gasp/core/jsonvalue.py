@@ -45,6 +45,11 @@ def _accelerate() -> bool:
     return _orjson_loads is not None
 
 
+def accelerated() -> bool:
+    """Whether orjson is loaded already (never loads it)."""
+    return _orjson_loads is not None
+
+
 Json = None | bool | int | float | str | list[Any] | dict[str, Any]
 
 _U64_MAX = 2**64 - 1

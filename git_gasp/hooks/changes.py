@@ -40,8 +40,9 @@ from git_gasp.core.event import Event
 from git_gasp.core.finding import Finding, Judged, Step
 from git_gasp.core.logcontext import LogContext, context_of, physical_lines
 from git_gasp.core.manifest import identity_hash
+from git_gasp.hooks.commitmsg import LOG_PATH, ends_a_run, note_no_run_end
 from git_gasp.hooks.objects import DEFAULTS, Locations, Objects, skills_of, spec, wanted_specs
-from git_gasp.hooks.steps import Policy, policy_of
+from git_gasp.hooks.steps import Policy, policy_of, without_line_breaks
 
 
 def _committed(finding: Finding) -> Finding:
@@ -68,38 +69,27 @@ class Judge(Objects):
         super().__init__(repo, reader, info)
         self.policy = policy
         self.tallies: dict[str, _Tally] = {}
+        #: (staged log, HEAD's log or "-"), when the index appends no run.finished
+        self.no_run_end: tuple[str, str] | None = None
 
     # -- the walk ------------------------------------------------------------------
 
     def run(self, steps: Sequence[Step]) -> list[Judged]:
-        out: list[Judged] = []
-        odd = [(s.name, p) for s in steps for p in s.paths if "\n" in p or "\r" in p]
-        for name, path in odd:
-            finding = Finding(
-                repr(path)[1:-1],
-                None,
-                "path",
-                "a path name contains a line break",
-                "rename it: such a path cannot be judged safely, so it is refused",
-            )
-            out.append(Judged(name, finding))
-        if odd:
-            steps = [
-                s._replace(paths=frozenset(p for p in s.paths if "\n" not in p and "\r" not in p))
-                for s in steps
-            ]
+        out, steps = without_line_breaks(steps)
         # one look-up of what every step needs whatever its manifests declare
         # (AGENT.md among it); a second only for the logs a manifest adds,
         # usually none, and then no process at all
         self._lookup({s for step in steps for s in wanted_specs(step, DEFAULTS)})
+        index = any(not s.name for s in steps)  # its files are usually on disk too
+        top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
+        if index and (manifest := self.blob("", "AGENT.md")) is not None:
+            self.seed_from_worktree(top, "AGENT.md", manifest)  # often no cat-file at all
         self._lookup({s for step in steps for s in wanted_specs(step, self._step_locations(step))})
-        if any(not s.name for s in steps):  # the index: its files are usually on disk too
-            top = os.path.join(self.repo, *[".."] * self.prefix.count("/"))
-            for step in steps:
-                for path in step.paths & self._step_locations(step).logs:
-                    blob = self.blob(step.name, path)
-                    if blob is not None:
-                        self.seed_from_worktree(top, path, blob)
+        for step in steps if index else ():
+            for path in step.paths & self._step_locations(step).logs:
+                blob = self.blob(step.name, path)
+                if blob is not None:
+                    self.seed_from_worktree(top, path, blob)
         self._prepare_anchors(steps)
         self.read_commits([s.name for s in steps])
         for step in steps:
@@ -286,6 +276,9 @@ class Judge(Objects):
         findings += judged.findings
         context.extend(judged.events, physical_lines(chunk))
         self.contexts[child.oid] = context
+        if not step.name and path == LOG_PATH and not isinstance(base, bytes):
+            if not ends_a_run(chunk):
+                self.no_run_end = (child.oid, base.oid if base is not None else "-")
         findings.sort(key=lambda f: f.line or 0)
         return findings, list(judged.events)
 
@@ -397,4 +390,6 @@ def judge(
         found = judge_.run(steps)
         if not found:
             judge_.save_contexts(judge_.log_blobs(steps[-1].name))
+        if judge_.no_run_end is not None and judge_.git_dir:
+            note_no_run_end(judge_.git_dir, *judge_.no_run_end)
         return found

@@ -75,7 +75,7 @@ def run_hook(root: str, hook: str, args: Sequence[str]) -> None:
         pushnotes.post_rewrite(root, command, stdin_lines(), err)
     elif hook == "commit-msg":
         _needs(hook, args, "the message file")
-        from git_gasp.hooks.commithooks import commit_msg
+        from git_gasp.hooks.commitmsg import commit_msg
 
         commit_msg(root, args[0], err)
     elif hook == "pre-push":

@@ -20,7 +20,9 @@ from typing import NamedTuple
 
 from git_gasp import git
 from git_gasp.errors import USAGE, GaspError
+from git_gasp.hooks.commitmsg import LOG_PATH, NEEDLES, NO_RUN_END
 from git_gasp.hooks.names import SERVER_HOOKS, STDIN_HOOKS
+from git_gasp.sessions.pushnotes import MARKERS
 
 MARKER = "# git-gasp hook shim v1"
 CHAINED = ".pre-gasp"
@@ -93,8 +95,66 @@ def shim(hook: str, python: str | None) -> str:
             f'{run} < "$input"',
         ]
     else:
-        lines += ['if [ -x "$chained" ]; then "$chained" "$@" || exit $?; fi', f"exec {run}"]
+        lines += ['if [ -x "$chained" ]; then "$chained" "$@" || exit $?; fi']
+        lines += _NOTHING_TO_DO.get(hook, [])
+        lines.append(f"exec {run}")
     return "\n".join(lines) + "\n"
+
+
+#: git runs these hooks on every commit, and they usually have nothing to do;
+#: the shim then exits before starting Python, on a test that is true
+#: whenever the hook would act (it may say "act" when the hook then does
+#: nothing): prepare-commit-msg links a session only when $AGENT_SESSION,
+#: an active live session or ``git config gasp.session`` names one;
+#: commit-msg judges only a message holding one of
+#: :data:`~git_gasp.hooks.commitmsg.NEEDLES` (case aside), or a log the
+#: pre-commit hook did not see append no run.finished (its note
+#: :data:`~git_gasp.hooks.commitmsg.NO_RUN_END`, keyed by both blob ids);
+#: post-commit re-attaches notes only when HEAD's message holds one of
+#: :data:`~git_gasp.sessions.pushnotes.MARKERS` (case aside). Any doubt
+#: (no message file, git or grep failing) runs the hook.
+_NOTHING_TO_DO = {
+    "prepare-commit-msg": [
+        "# nothing to link unless a session is named (git-gasp-hooks(1))",
+        'if [ $# -ge 1 ] && [ -z "${AGENT_SESSION:-}" ]; then',
+        "  case $1 in */*) sessions=${1%/*};; *) sessions=.;; esac",
+        '  sessions="$sessions/gasp/active-sessions"',
+        "  idle=yes",
+        '  for f in "$sessions"/*.json "$sessions"/.*.json; do',
+        '    [ -e "$f" ] && idle=',
+        "  done",
+        '  if [ -n "$idle" ]; then',
+        "    git config --get gasp.session >/dev/null 2>&1",
+        "    [ $? -eq 1 ] && exit 0",
+        "  fi",
+        "fi",
+    ],
+    "commit-msg": [
+        "# nothing to judge unless the message names a run or a session, or the",
+        "# staged log may append a run.finished (git-gasp-hooks(1))",
+        "nothing_to_judge() {",
+        "  LC_ALL=C grep -qiF" + "".join(f" -e {shlex.quote(m)}" for m in NEEDLES) + ' -- "$1"',
+        "  [ $? -eq 1 ] || return 1",
+        f"  logs=$(printf '%s\\n' :{LOG_PATH} HEAD:{LOG_PATH} | git cat-file --batch-check)"
+        " || return 1",
+        '  staged=${logs%%"$newline"*} head=${logs#*"$newline"}',
+        '  case $staged in *" missing") return 0;; esac',
+        '  case $head in *" missing") head=-;; *) head=${head%% *};; esac',
+        '  [ "${staged%% *}" = "$head" ] && return 0',
+        f'  read -r seen 2>/dev/null < "${{1%/*}}/{NO_RUN_END}" || return 1',
+        '  [ "$seen" = "${staged%% *} $head" ]',
+        "}",
+        "newline='",
+        "'",
+        'if [ $# -ge 1 ] && nothing_to_judge "$1"; then exit 0; fi',
+    ],
+    "post-commit": [
+        "# nothing to re-attach unless HEAD's message says so (git-gasp-hooks(1))",
+        "{ git cat-file commit HEAD 2>/dev/null || echo run-id; } |",
+        "  LC_ALL=C grep -qiF" + "".join(f" -e {shlex.quote(m)}" for m in MARKERS),
+        "[ $? -eq 1 ] && exit 0",
+    ],
+}
 
 
 MERGE_DRIVER = "gasp-append"
@@ -215,10 +275,19 @@ def uninstall(repo: str, hooks: Sequence[str]) -> Installed:
     return Installed(directory, (), tuple(restored), tuple(removed))
 
 
+def _text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def status(repo: str, hooks: Sequence[str]) -> dict[str, str]:
     """Each hook: ``gasp`` (our shim), ``gasp+chained``, ``broken`` (our shim,
-    whose pinned interpreter cannot run git-gasp), ``other``, ``absent``, or
-    ``hooksPath`` when ``core.hooksPath`` sends git elsewhere."""
+    whose pinned interpreter cannot run git-gasp), ``outdated`` (our shim as
+    an older git-gasp wrote it), ``other``, ``absent``, or ``hooksPath`` when
+    ``core.hooksPath`` sends git elsewhere."""
     git.repo_info(repo)  # not a repository: git's error
     if git.config_value(repo, "core.hooksPath"):
         return {hook: "hooksPath" for hook in hooks}
@@ -233,6 +302,8 @@ def status(repo: str, hooks: Sequence[str]) -> dict[str, str]:
                 broken[python] = interpreter_problem(python, repo, [hook]) is not None
             if python is not None and broken[python]:
                 out[hook] = "broken"  # its interpreter cannot run git-gasp: it refuses all
+            elif _text(path) != shim(hook, python):
+                out[hook] = "outdated"  # an older git-gasp wrote it: it works, more slowly
             else:
                 out[hook] = "gasp+chained" if os.path.lexists(path + CHAINED) else "gasp"
         else:

@@ -13,14 +13,13 @@ Its cost follows the change, not history:
   appended bytes are slices of the newest;
 * the context of the log before a step (ids, kinds, entities, nodes) is the
   context after its parent step, extended in place; for a parent outside the
-  walk it is loaded from ``<git-common-dir>/gasp/contexts-v1/<blob-id>.json``
-  (written after a check, and whenever a version had to be parsed; keyed by
+  walk it is loaded from the context cache (:mod:`git_gasp.hooks.contextcache`:
+  written after a check, and whenever a version had to be parsed; keyed by
   content so it can never go stale) or built by parsing that version once.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -29,13 +28,11 @@ from git_gasp import git
 from git_gasp.core.appendonly import Anchors, Blob, test_in_background
 from git_gasp.core.event import Event
 from git_gasp.core.finding import Step
-from git_gasp.core.jsonvalue import cache_bytes
 from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of
 from git_gasp.core.pack import Pack, PackError, parse_pack
+from git_gasp.hooks.contextcache import load_context, save_context
 
-CONTEXTS_DIR = "contexts-v1"
-_KEEP_CONTEXTS = 8
 JOURNALS = ("journal/JOURNAL.md", "JOURNAL.md")
 
 
@@ -99,6 +96,7 @@ class Objects:
         self.reader = reader
         info = git.repo_info(repo) if info is None else info
         self.common_dir = info.common_dir
+        self.git_dir = info.git_dir
         self.prefix = info.prefix
         self.hash_name = info.object_format
         self.info: dict[str, Blob | None] = {}
@@ -339,45 +337,3 @@ class Objects:
             context = self.contexts.get(oid)
             if context is not None:
                 save_context(self.common_dir, oid, context)
-
-
-# -- the context cache ------------------------------------------------------------
-
-
-def _context_path(common_dir: str, oid: str) -> str:
-    return os.path.join(common_dir, "gasp", CONTEXTS_DIR, f"{oid}.json")
-
-
-def load_context(common_dir: str, oid: str) -> LogContext | None:
-    """A cached context, or None (a missing or damaged file is just a miss)."""
-    try:
-        with open(_context_path(common_dir, oid), "rb") as fh:
-            raw = fh.read()
-    except OSError:
-        return None
-    try:
-        # the standard parser: as quick as orjson on a context's few long
-        # dicts of short strings, and a hook need not load orjson for it
-        value = json.loads(raw)
-    except ValueError:  # UnicodeDecodeError included
-        return None
-    return LogContext.from_value(value)
-
-
-def save_context(common_dir: str, oid: str, context: LogContext) -> None:
-    """Remember a context; keep the newest few. Failure to write is ignored
-    (a read-only server is just not cached)."""
-    path = _context_path(common_dir, oid)
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        # a cache needs no fsync: a torn file fails to parse and is a miss
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(cache_bytes(context.to_value()))
-        os.replace(tmp, path)
-        folder = os.path.dirname(path)
-        entries = sorted((os.path.getmtime(os.path.join(folder, n)), n) for n in os.listdir(folder))
-        for _, name in entries[:-_KEEP_CONTEXTS]:
-            os.unlink(os.path.join(folder, name))
-    except OSError:
-        pass

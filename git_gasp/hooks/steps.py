@@ -8,14 +8,14 @@ repository's policy (``git config gasp.maxLineBytes``,
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from git_gasp import git
 from git_gasp.core.change import (
     DEFAULT_MAX_LINE_BYTES,
 )
-from git_gasp.core.finding import Step
+from git_gasp.core.finding import Finding, Judged, Step
 
 
 class Policy(NamedTuple):
@@ -23,10 +23,21 @@ class Policy(NamedTuple):
     commit_transcripts: bool = False  # git config gasp.commitTranscripts
 
 
+#: the policy's keys as git lists them (lowercase), for one look-up of both
+_POLICY_KEYS = r"^gasp\.(committranscripts|maxlinebytes)$"
+
+
 def policy_of(repo: str) -> Policy:
-    """The repository's policy: ``git config gasp.maxLineBytes``."""
-    transcripts = git.config_value(repo, "gasp.commitTranscripts", "bool") == "true"
-    return Policy(max_line_bytes(repo), transcripts)
+    """The repository's policy: ``git config gasp.maxLineBytes`` and
+    ``gasp.commitTranscripts``. One ``git config`` process says which are set
+    (usually neither); git reads each that is as its type (bool, int)."""
+    present = {key for key, _ in git.config_entries(repo, _POLICY_KEYS)}
+    transcripts = (
+        "gasp.committranscripts" in present
+        and git.config_value(repo, "gasp.commitTranscripts", "bool") == "true"
+    )
+    cap = max_line_bytes(repo) if "gasp.maxlinebytes" in present else DEFAULT_MAX_LINE_BYTES
+    return Policy(cap, transcripts)
 
 
 def max_line_bytes(repo: str) -> int:
@@ -83,3 +94,26 @@ def nested_warning(paths: Iterable[str]) -> str | None:
         f"repository's top as the agent, not it (check it with: git gasp check {command})"
     )
     return text.replace("\n", "\\n").replace("\r", "\\r")
+
+
+def without_line_breaks(steps: Sequence[Step]) -> tuple[list[Judged], list[Step]]:
+    """A finding for each path with a line break, and the steps without them:
+    such a path cannot be judged safely, so it is refused."""
+    out: list[Judged] = []
+    odd = [(s.name, p) for s in steps for p in s.paths if "\n" in p or "\r" in p]
+    for name, path in odd:
+        finding = Finding(
+            repr(path)[1:-1],
+            None,
+            "path",
+            "a path name contains a line break",
+            "rename it: such a path cannot be judged safely, so it is refused",
+        )
+        out.append(Judged(name, finding))
+    if not odd:
+        return out, list(steps)
+    clean = [
+        s._replace(paths=frozenset(p for p in s.paths if "\n" not in p and "\r" not in p))
+        for s in steps
+    ]
+    return out, clean

@@ -239,7 +239,7 @@ def linkage_notes(cwd: str) -> list[str]:
         state = status(project_root(cwd), ["prepare-commit-msg"])["prepare-commit-msg"]
     except (git.GitError, GaspError):
         return []  # not a work tree (or hooks turned off here): nothing to link
-    if state in ("gasp", "gasp+chained"):
+    if state in ("gasp", "gasp+chained", "outdated"):  # an older shim links sessions too
         return []
     top = project_root(cwd)
     return [

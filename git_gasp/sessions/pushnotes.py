@@ -56,6 +56,16 @@ _SQUASHED = "Squashed commit of the following:"
 _SQUASHED_COMMIT = re.compile(rf"^commit ({_OID})[ \t]*$", re.MULTILINE)
 _RUN_ID = re.compile(r"^[ \t]*run-id[ \t]*:[ \t]*(\S+)[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _TRAILER_LINE = re.compile(r"^[ \t]*([A-Za-z0-9-]+)[ \t]*:[ \t]*(\S.*?)[ \t\r]*$", re.MULTILINE)
+#: what a message that links anything holds, compared as ASCII without case:
+#: the installed post-commit shim starts no Python for a message without one
+MARKERS = ("run-id", "cherry picked from commit", "squashed commit of the following:")
+
+
+def may_link(message: str) -> bool:
+    """False only when :func:`links` finds nothing in ``message`` (the test
+    the post-commit shim makes with ``grep -iF``)."""
+    folded = message.encode("utf-8", "surrogateescape").lower()
+    return any(m.encode() in folded for m in MARKERS)
 
 
 class Links(NamedTuple):
