@@ -16,8 +16,10 @@ import pytest
 from git_gasp.agent.fixture import fixture_files
 from git_gasp.core.event import (
     ENVELOPE_KEYS,
+    Event,
     EventError,
     encode_event,
+    encode_sorted,
     event_to_value,
     parse_event,
 )
@@ -388,6 +390,57 @@ def test_encode_event_writes_the_runtime_bytes() -> None:
     assert encode_event(parse_event(FIXTURE_LINES[0])) != FIXTURE_LINES[0]
     unicode = parse_event(envelope(payload='{"t":"é\u2028"}'))
     assert '"t":"é\u2028"' in encode_event(unicode)  # non-ASCII written raw
+
+
+def _encoded_by_dumps(event: Event) -> str:
+    """encode_event as dumps defines it: each envelope value and the sorted payload."""
+    return (
+        f'{{"id":{dumps(event.id)},"schema_version":{event.schema_version},'
+        f'"ts_ms":{event.ts_ms},"actor":{{"kind":{dumps(event.actor.kind)},'
+        f'"id":{dumps(event.actor.id)}}},"kind":{dumps(event.kind)},'
+        f'"payload":{dumps(event.payload, sort_keys=True)},'
+        f'"causation_id":{dumps(event.causation_id)},'
+        f'"correlation_id":{dumps(event.correlation_id)}}}'
+    )
+
+
+def test_encode_event_is_dumps_byte_for_byte_and_error_for_error() -> None:
+    """The C encoder made once writes what dumps writes, and refuses what it
+    refuses with the same error (a payload holding itself included)."""
+    circular: dict[str, Any] = {}
+    circular["self"] = circular
+    payloads: list[Any] = [
+        {"b": 1, "a": [1.5, 1e16, -0.0, 2**70, True, None, (1, 2)], "é\u2028\x7f": "\ud800"},
+        {1: 2, 3: 4},
+        {1: 2, "a": 3},
+        float("nan"),
+        object(),
+        circular,
+        [circular],
+        "text",
+        None,
+    ]
+    base = parse_event(SECTION_1_1_LINE)
+    for payload in payloads:
+        for cause in (None, "event_1", 7):
+            event = base._replace(payload=payload, causation_id=cause)
+            results = []
+            for encode in (_encoded_by_dumps, encode_event):
+                try:
+                    results.append(("ok", encode(event)))
+                except (TypeError, ValueError) as exc:
+                    results.append((type(exc).__name__, str(exc)))
+            assert results[0] == results[1], payload
+        snapshot = []  # a snapshot's text: json.dumps with NaN allowed, keys sorted
+        for encode_value in (
+            lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False, sort_keys=True),
+            lambda v: encode_sorted(v, allow_nan=True),
+        ):
+            try:
+                snapshot.append(("ok", encode_value(payload)))
+            except (TypeError, ValueError) as exc:
+                snapshot.append((type(exc).__name__, str(exc)))
+        assert snapshot[0] == snapshot[1], payload
 
 
 def test_dumps_is_compact_and_refuses_nan() -> None:

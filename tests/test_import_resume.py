@@ -162,6 +162,27 @@ def test_import_resumes_from_the_cursor_and_stays_conformant(
     assert main(["check", str(repo)]) == 0
 
 
+def test_a_transcript_named_from_another_directory_resumes_from_its_cursor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    m = T.Claude("2.1.173")
+    _turn(m, 0)
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_text(m.text())
+    assert main(["import", "claude-code", str(path), "--repo", str(repo)]) == 0
+    _turn(m, 1)
+    path.write_text(m.text())
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["import", "claude-code", path.name, "--repo", str(repo), "--json"]) == 0
+    cursor = repo / ".git" / "gasp" / "imports" / "claude-code" / f"{T.SESSION}.json"
+    files = json.loads(cursor.read_text())["state"]["files"]
+    assert list(files) == [str(path)] and files[str(path)]["offset"] == len(m.text())
+    assert json.loads(capsys.readouterr().out)["sessions"][0]["appended"] > 0
+
+
 def test_a_cursor_the_log_does_not_back_is_not_used(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

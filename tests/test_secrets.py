@@ -419,3 +419,56 @@ def test_lines_to_scan_names_every_line_with_a_trigger() -> None:
     }
     assert lines_to_scan(text) == expected == {1, 3, 4, 7}
     assert lines_to_scan("") == set()
+
+
+_PIECES = [t for t, _ in secrets._SCREEN] + [t.upper() for t, _ in secrets._SCREEN]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*_PIECES, "\n", " ", "x", "İ", "Σ", "K", "-", "_"]), max_size=40))
+def test_lines_to_scan_is_the_per_line_screen(parts: list[str]) -> None:
+    """The one search per trigger over the whole text names the same lines as
+    testing every trigger on each lowered line (triggers repeated on a line,
+    back to back, across lines, after characters whose lowering is longer)."""
+    from git_gasp.core.secrets import lines_to_scan
+
+    text = "".join(parts)
+    expected = {
+        i for i, line in enumerate(text.split("\n")) if any(t in line.lower() for t in _PIECES)
+    }
+    assert lines_to_scan(text) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "plain",
+                "ghp_" + "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8",
+                "password:\\thunter2x9",
+                "pw\u2028password: hunter2x9",
+                "\\u0067hp_",
+                "AKIAABCDEFGHIJKLMNOP",
+                "\r",
+            ]
+        ),
+        max_size=8,
+    )
+)
+def test_the_append_writer_refuses_what_the_per_line_test_finds(lines: list[str]) -> None:
+    """validate.secrets screens the batch once, then tests the lines it names:
+    it refuses a batch exactly when testing every line would, naming the same
+    (first) credential."""
+    from git_gasp.agent import validate
+    from git_gasp.core.change import line_secrets
+    from git_gasp.errors import GaspError
+
+    batch = "".join(f'{{"summary":"{line}"}}\n' for line in lines)
+    first = next((f for raw in batch.splitlines() if (f := line_secrets(raw))), None)
+    try:
+        validate.secrets("state/events.jsonl", batch.encode(), "the event")
+    except GaspError as exc:
+        assert first is not None and f"({first[0][1].preview})" in exc.message
+    else:
+        assert first is None

@@ -58,9 +58,12 @@ def _unzstd(path: str, data: bytes) -> bytes:
 
 
 def expand(paths: Iterable[str], suffixes: tuple[str, ...]) -> list[str]:
-    """Files named, and the files under directories named, ending in ``suffixes``."""
+    """Files named, and the files under directories named, ending in ``suffixes``,
+    as absolute paths: an import's cursor knows a file by its path, so the
+    same transcript named from another directory resumes where it stopped."""
     out: list[str] = []
-    for path in paths:
+    for given in paths:
+        path = os.path.abspath(given) if given else given
         if os.path.isdir(path):
             for top, dirs, names in os.walk(path):
                 dirs.sort()

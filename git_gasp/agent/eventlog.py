@@ -76,9 +76,8 @@ class EventLog:
         actor: Actor | None = None,
         ttl_ms: int = DEFAULT_TTL_MS,
     ) -> None:
-        if not os.path.isdir(os.path.join(root, "state")) and not os.path.exists(
-            os.path.join(root, "AGENT.md")
-        ):
+        state = os.path.join(root, "state")
+        if not os.path.isdir(state) and not os.path.exists(os.path.join(root, "AGENT.md")):
             raise GaspError(f"{root}: not an agent repository", "create one with: git gasp init")
         refuse_escapes(root)
         self.root = root
@@ -205,7 +204,7 @@ class EventLog:
             self._folder = Folder.from_graph(graph)
             self._seed = seed
             self._offset = seed.offset
-            self._seen.append(memoryview(data)[: seed.offset])
+            self._seen.append(data if seed.offset == len(data) else memoryview(data)[: seed.offset])
             self._sync(data[seed.offset :])
             return resumed_run_seeded(data, seed.offset, self._runs())
         self._sync(data, verify=(seed, graph, common) if seed and graph else None)
@@ -374,9 +373,10 @@ class EventLog:
             )
 
     def log_bytes(self) -> bytes:
-        """The log as this agent last read or appended to it (the file's bytes
-        then, without rereading it)."""
-        return b"".join(self._seen)
+        """The log's bytes as this agent last read or appended them (not reread)."""
+        data = b"".join(self._seen)
+        self._seen[:] = [data]  # joined once: a close asks three times
+        return data
 
     # -- the open run's finish ------------------------------------------------
 

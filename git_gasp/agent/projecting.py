@@ -10,6 +10,7 @@ import git_gasp.agent.validate as validate
 from git_gasp import git
 from git_gasp.agent.api import Agent
 from git_gasp.agent.eventlog import new_id
+from git_gasp.core.event import encode_sorted
 from git_gasp.core.executorconfig import parse_toml
 from git_gasp.core.fold import fold
 from git_gasp.core.log import describe_error, parse_log
@@ -340,7 +341,7 @@ def write_snapshot(root: str, at: str | None = None, agent: Agent | None = None)
     last = events[-1].id
     record = snapshot_record(data, graph, last, line_count_through(data, len(events)))
     rel = f"snapshots/{snapshot_dir_name(last)}/graph.json"
-    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    text = encode_sorted(record, allow_nan=True)  # json.dumps, sorted, compact
     writer.write_atomically(os.path.join(root, rel), text.encode("utf-8") + b"\n")
     return rel
 
@@ -360,11 +361,16 @@ def _snapshot_of(root: str, data: bytes, agent: Agent) -> str:
     events = agent.recent_events()
     if not events:
         raise GaspError("the log is empty: nothing to snapshot", None, USAGE)
-    total = sum(1 for raw in data.split(b"\n") if raw.strip())
+    lines = data.count(b"\n")
+    if data.endswith(b"\n") and data.count(b"\n{") + data.startswith(b"{") == lines:
+        total = through = lines  # every line starts with "{": none is blank
+    else:
+        total = sum(1 for raw in data.split(b"\n") if raw.strip())
+        through = line_count_through(data, total)
     last = events[-1].id
-    record = snapshot_record(data, agent.graph, last, line_count_through(data, total))
+    record = snapshot_record(data, agent.graph, last, through)
     rel = f"snapshots/{snapshot_dir_name(last)}/graph.json"
-    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    text = encode_sorted(record, allow_nan=True)  # json.dumps, sorted, compact
     raw = text.encode("utf-8") + b"\n"
     writer.write_atomically(os.path.join(root, rel), raw)
     offset = len(data)

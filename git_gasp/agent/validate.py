@@ -37,6 +37,7 @@ from git_gasp.core.ops import (
     parse_ops,
 )
 from git_gasp.core.pack import Pack, vocabulary
+from git_gasp.core.secrets import lines_to_scan
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
@@ -190,10 +191,18 @@ def _needs(node: str, folder: Folder, created: set[str], op: str) -> None:
 def secrets(rel: str, lines: bytes, what: str) -> None:
     """Refuse to append ``lines`` to the append-only ``rel`` when one carries a
     credential (the rule the hooks apply when they are committed): nothing is
-    written, and the error names what held it."""
-    for line in lines.decode("utf-8", "replace").splitlines():
-        found = line_secrets(line)
-        if found:
+    written, and the error names what held it. One screen of the whole batch
+    (:func:`~git_gasp.core.secrets.lines_to_scan`, as the hooks run it) picks
+    the lines to test: one with no rule's trigger and no JSON escape holds none."""
+    text = lines.decode("utf-8", "replace")
+    scan = lines_to_scan(text)
+    for i, raw in enumerate(text.split("\n")):
+        if i not in scan and "\\" not in raw:
+            continue
+        for line in raw.splitlines():
+            found = line_secrets(line)
+            if not found:
+                continue
             secret = found[0][1]
             raise GaspError(
                 f"{rel}: {what} not written: it carries what looks like "

@@ -89,7 +89,8 @@ def canonical_ids(data: bytes) -> set[str] | None:
     if data.endswith(b"\n"):  # the usual log: every line an event, found in one pass
         found = _LINE_ID.findall(b"\n" + data)
         if len(found) == data.count(b"\n"):
-            return {i.decode("utf-8", "surrogatepass") for i in found}
+            # one decode of them all (an id holds no "\n"), not one an id
+            return set(b"\n".join(found).decode("utf-8", "surrogatepass").split("\n"))
     ids: set[str] = set()
     start = len(_ID_START)
     for raw in data.split(b"\n"):
@@ -278,6 +279,8 @@ _LINES_AT_ONCE = 65535  # a regex repetition bound, well below re's limit
 
 def physical_prefix(data: bytes, count: int) -> bytes:
     """The first ``count`` physical lines of ``data``, terminators included."""
+    if count >= physical_line_count(data):
+        return data  # all of it (a snapshot of the whole log, at each close)
     end = _lines_end(data, count, _n_event_lines)
     if end is None:
         end = _lines_end(data, count, _n_lines)

@@ -66,11 +66,12 @@ def resumed_run_seeded(data: bytes, offset: int, tail: Sequence[Event]) -> Resum
     """
     if any(e.kind == RUN_STARTED and _started(e) is not None for e in tail):
         return resumed_run(tail)
-    found = _last_start(data, offset)
+    escapes = data.find(_ESCAPE, 0, offset) >= 0  # once: most logs have none
+    found = _last_start(data, offset, escapes)
     if found is None:
         return resumed_run(tail)
     run, after = found
-    if _finished_between(data, run, after, offset):
+    if _finished_between(data, run, after, offset, escapes):
         return resumed_run(tail)
     return resumed_run(tail, run)
 
@@ -91,12 +92,13 @@ def _event_in(data: bytes, begin: int, stop: int) -> Event | None:
     return events[0] if len(events) == 1 else None
 
 
-def _last_start(data: bytes, offset: int) -> tuple[ResumedRun, int] | None:
-    """The last start in ``data[:offset]``, and where its line ends."""
+def _last_start(data: bytes, offset: int, escapes: bool) -> tuple[ResumedRun, int] | None:
+    """The last start in ``data[:offset]``, and where its line ends
+    (``escapes``: whether a ``\\u`` escape is there at all)."""
     end = offset
     while end > 0:
         plain = data.rfind(_STARTED_TEXT, 0, end)
-        escaped = data.rfind(_ESCAPE, plain + 1 if plain >= 0 else 0, end)
+        escaped = data.rfind(_ESCAPE, plain + 1 if plain >= 0 else 0, end) if escapes else -1
         at = escaped if escaped >= 0 else plain
         if at < 0:
             return None
@@ -109,17 +111,19 @@ def _last_start(data: bytes, offset: int) -> tuple[ResumedRun, int] | None:
     return None
 
 
-def _finished_between(data: bytes, run: ResumedRun, start: int, offset: int) -> bool:
-    """Whether ``data[start:offset]`` holds a finish of ``run``."""
-    pos = start
-    while pos < offset:
-        hits = [data.find(text, pos, offset) for text in (_FINISHED_TEXT, _ESCAPE)]
-        hits = [hit for hit in hits if hit >= 0]
-        if not hits:
+def _finished_between(data: bytes, run: ResumedRun, start: int, offset: int, escapes: bool) -> bool:
+    """Whether ``data[start:offset]`` (from a line's start) holds a finish of
+    ``run``: its lines that can be a finish, looked at from the end (a run's
+    own finish is most often the log's last one)."""
+    texts = (_FINISHED_TEXT, _ESCAPE) if escapes else (_FINISHED_TEXT,)
+    end = offset
+    while end > start:
+        at = max(data.rfind(text, start, end) for text in texts)
+        if at < 0:
             return False
-        begin, stop = _line_at(data, min(hits), offset)
+        begin, stop = _line_at(data, at, offset)
         event = _event_in(data, begin, stop)
         if event is not None and event.kind == RUN_FINISHED and run_id_of(event) == run.run_id:
             return True
-        pos = stop
+        end = begin
     return False
