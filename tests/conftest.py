@@ -50,6 +50,17 @@ HERMETIC = {
 }
 
 
+#: Each test's ~/.gitconfig, and the shared fixtures'. Git's automatic
+#: housekeeping is off: after every commit git would start ``git maintenance
+#: run --auto``, and after every push a server ``git gc --auto``, thousands of
+#: processes that never have anything to do in a test's few objects (and that
+#: no test is about).
+GITCONFIG = (
+    "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+    "[maintenance]\n\tauto = false\n[receive]\n\tautogc = false\n[gc]\n\tauto = 0\n"
+)
+
+
 @pytest.fixture(autouse=True)
 def hermetic_git(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
@@ -64,9 +75,7 @@ def hermetic_git(
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     for key, value in HERMETIC.items():
         monkeypatch.setenv(key, value)
-    (home / ".gitconfig").write_text(
-        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
-    )
+    (home / ".gitconfig").write_text(GITCONFIG)
     yield
 
 
@@ -109,7 +118,7 @@ def precommit_hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
     (``try-repo`` always builds its own). pip builds git-gasp without build
     isolation: the framework's virtualenv holds setuptools already."""
     base = tmp_path_factory.mktemp("framework")
-    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    (base / ".gitconfig").write_text(GITCONFIG)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(HERMETIC, HOME=str(base), PRE_COMMIT_HOME=str(base / "pre-commit"))
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
@@ -165,7 +174,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("template")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(HERMETIC, HOME=str(base), XDG_CACHE_HOME=str(base / "cache"))
-    (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    (base / ".gitconfig").write_text(GITCONFIG)
     demo = base / "demo"
     cmd = [sys.executable, "-m", "git_gasp", "demo", str(demo)]
     subprocess.run(cmd, env=env, check=True, capture_output=True)
@@ -187,5 +196,5 @@ def story_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
         patch.setenv("HOME", str(base))
         for key, value in HERMETIC.items():
             patch.setenv(key, value)
-        (base / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+        (base / ".gitconfig").write_text(GITCONFIG)
         return history.build(base / "agent")

@@ -27,6 +27,7 @@ import json
 import math
 import os
 import shutil
+import string
 from pathlib import Path
 from typing import Any
 
@@ -796,7 +797,12 @@ json_values = st.recursive(
     max_leaves=8,
 )
 json_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
-words = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
+# a character class is drawn with st.text (one choice per string), not st.from_regex
+# (one per character): the same values as the regex in each comment
+LOWER, WORD = string.ascii_lowercase, string.ascii_letters + string.digits + "_"
+words = st.builds(str.__add__, st.sampled_from(LOWER), st.text(LOWER + "_", max_size=11))
+# ^ [a-z][a-z_]{0,11}
+hex_digests = st.binary(min_size=32, max_size=32).map(bytes.hex)  # [0-9a-f]{64}
 
 
 def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -1597,7 +1603,7 @@ def snapshot_files(draw: st.DrawFn) -> tuple[bytes, str]:
     if how == "line_count":
         integrity["line_count"] = draw(st.integers(-2, 13) | json_values)
     elif how == "sha256":
-        integrity["sha256"] = draw(st.from_regex(r"[0-9a-f]{64}", fullmatch=True) | json_values)
+        integrity["sha256"] = draw(hex_digests | json_values)
     elif how == "sha256_upper":
         integrity["sha256"] = integrity["sha256"].upper()
     elif how == "event_id":
@@ -1637,8 +1643,8 @@ def snapshot_files(draw: st.DrawFn) -> tuple[bytes, str]:
 @bounded(60)
 @given(
     snaps=st.lists(snapshot_files(), min_size=1, max_size=2),
-    names=st.lists(
-        st.from_regex(r"[A-Za-z0-9_]{1,10}", fullmatch=True), min_size=3, max_size=3, unique=True
+    names=st.lists(  # [A-Za-z0-9_]{1,10}
+        st.text(WORD, min_size=1, max_size=10), min_size=3, max_size=3, unique=True
     ),
     junk=st.booleans(),
 )

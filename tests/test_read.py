@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from git_gasp.agent.api import Agent
 from git_gasp.agent.init import init_repo
@@ -16,7 +18,15 @@ from git_gasp.core.graph import Graph, Node, Relation
 from git_gasp.core.lineage import lineage, to_markdown
 from git_gasp.core.lineagedraw import lineage_dot, lineage_mermaid, lineage_text, lineage_value
 from git_gasp.core.ops import Artifact
-from git_gasp.core.runlog import LOG_FORMAT, RunCommit, RunLogError, parse_run_log, runs_to_text
+from git_gasp.core.runlog import (
+    LOG_FORMAT,
+    RunCommit,
+    RunLogError,
+    _between_quotes,
+    missing_runs,
+    parse_run_log,
+    runs_to_text,
+)
 
 from .conftest import git
 
@@ -69,6 +79,26 @@ def test_runs_to_text() -> None:
     assert runs_to_text([run]) == (
         "dddddddddddd  2025-02-08T00:00:00Z  run_1  -  done\n    session claude:s1"
     )
+
+
+_QUOTY = st.text(alphabet='ab"\\,:', max_size=6)  # ids and logs dense in quotes
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    ids=st.lists(_QUOTY, max_size=6), parts=st.lists(_QUOTY, max_size=12), step=st.integers(1, 9)
+)
+def test_missing_runs_is_the_substring_rule(ids: list[str], parts: list[str], step: int) -> None:
+    """A run is missing when its id's JSON is not in the log's bytes, read
+    once between quotes (in pieces of ``step`` bytes) or, for an id whose
+    JSON holds a quote, searched as it is."""
+    log = "".join(parts).encode() + b"".join(json.dumps(i).encode() for i in ids[::2])
+    runs = [RunCommit("e" * 40, i, None, None, (), "s", "2025-02-08T00:00:00Z") for i in ids]
+    expected = {i for i in ids if json.dumps(i).encode() not in log}
+    assert missing_runs(runs, log) == expected
+    plain = {json.dumps(i).encode()[1:-1] for i in ids}
+    plain = {inside for inside in plain if b'"' not in inside}
+    assert _between_quotes(log, plain, step) == {p for p in plain if b'"' + p + b'"' in log}
 
 
 # --- runs on a real repository -------------------------------------------------

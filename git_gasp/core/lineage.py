@@ -57,12 +57,27 @@ def _status(node: Node) -> str:
     return status if isinstance(status, str) else "unknown"
 
 
+#: The last graph's index of relations by endpoint, with the relations it
+#: indexes (held, so the identity check below cannot match another tuple):
+#: a page or a caller asking the lineage of each of a graph's nodes indexes
+#: the relations once, not once per node. Read only by :func:`lineage`.
+_INDEXED: list[tuple[tuple[Relation, ...], dict[str, list[int]]]] = []
+
+
 def _touching(graph: Graph) -> dict[str, list[int]]:
+    """Each endpoint's relations, by index in ``graph.relations`` (a tuple:
+    the same tuple always has the same index)."""
+    relations = graph.relations
+    last = _INDEXED[:1]
+    if last and last[0][0] is relations:
+        return last[0][1]
     touching: dict[str, list[int]] = {}
-    for index, rel in enumerate(graph.relations):
+    for index, rel in enumerate(relations):
         touching.setdefault(rel.from_, []).append(index)
         if rel.to != rel.from_:
             touching.setdefault(rel.to, []).append(index)
+    if type(relations) is tuple:  # a list could change under the same identity
+        _INDEXED[:] = [(relations, touching)]
     return touching
 
 
