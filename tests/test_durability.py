@@ -499,7 +499,10 @@ def test_the_appender_fsyncs_file_then_directory(
 
 def fsize_limited(limit: int) -> Any:
     """``preexec_fn`` for a child whose files may not grow past ``limit`` bytes
-    (``ulimit -f``): its writes beyond fail with EFBIG, as on a full disk."""
+    (``ulimit -f``): its writes beyond fail with EFBIG, as on a full disk.
+    Run such a child with ``PYTHONDONTWRITEBYTECODE=1``: the interpreter would
+    write a module's bytecode cut at the limit into the shared cache, where
+    every later process fails to load it."""
     import resource
 
     return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
@@ -513,7 +516,7 @@ def test_a_write_that_fails_leaves_nothing_behind(agent_repo: Path) -> None:
     result = subprocess.run(
         ["git", "gasp", "record", "goal", "--title", "x" * 300],
         cwd=agent_repo,
-        env=child_env(),
+        env={**child_env(), "PYTHONDONTWRITEBYTECODE": "1"},
         capture_output=True,
         text=True,
         preexec_fn=fsize_limited(len(committed) + 500),
@@ -676,7 +679,7 @@ def test_a_fact_recorded_before_its_projection_failed_says_so(agent_repo: Path) 
     result = subprocess.run(
         ["git", "gasp", "fact", "add", "x" * 400],
         cwd=agent_repo,
-        env=child_env(),
+        env={**child_env(), "PYTHONDONTWRITEBYTECODE": "1"},
         capture_output=True,
         text=True,
         preexec_fn=fsize_limited(550),  # the fact's line is 515 bytes, active memory 589
