@@ -181,6 +181,14 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return demo
 
 
+@pytest.fixture
+def work(template: Path, tmp_path: Path) -> Path:
+    """A copy of :func:`template` to change (a module may define its own)."""
+    dest = tmp_path / "work"
+    shutil.copytree(template, dest, symlinks=True)
+    return dest
+
+
 @pytest.fixture(scope="session")
 def story_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real-shaped history of :mod:`tests.history` (600 generated runs and

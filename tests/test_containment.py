@@ -16,13 +16,6 @@ from .conftest import run_cli as main
 
 
 @pytest.fixture
-def work(template: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "work"
-    shutil.copytree(template, dest, symlinks=True)
-    return dest
-
-
-@pytest.fixture
 def outside(tmp_path: Path) -> Path:
     path = tmp_path / "outside"
     path.mkdir()

@@ -6,7 +6,6 @@ that cannot find git-gasp says to reinstall it with ``--server``.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,13 +14,6 @@ import pytest
 from git_gasp.hooks.install import shim
 from tests.conftest import git
 from tests.test_hooks import commit, edit_line, rejected, served
-
-
-@pytest.fixture
-def work(template: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "work"
-    shutil.copytree(template, dest, symlinks=True)
-    return dest
 
 
 def test_a_pushed_edit_says_to_rewrite_the_unpushed_commits(

@@ -73,13 +73,6 @@ def mkcommit(repo: Path, message: str, *parents: str) -> str:
     return git(repo, "commit-tree", tree, *args, "-m", message).strip()
 
 
-@pytest.fixture
-def work(template: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "work"
-    shutil.copytree(template, dest, symlinks=True)
-    return dest
-
-
 def bare_server(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str = "server") -> Path:
     server = tmp_path / f"{name}.git"
     git(tmp_path, "init", "-q", "--bare", str(server))

@@ -162,16 +162,23 @@ def test_import_resumes_from_the_cursor_and_stays_conformant(
     assert main(["check", str(repo)]) == 0
 
 
-def test_a_transcript_named_from_another_directory_resumes_from_its_cursor(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _one_turn_imported(tmp_path: Path) -> tuple[Path, T.Claude, Path]:
+    """An agent repository with a one-turn session imported: the repository,
+    the transcript's model and its file."""
     repo = tmp_path / "agent"
     assert main(["init", str(repo), "--agent-id", "importer"]) == 0
     m = T.Claude("2.1.173")
     _turn(m, 0)
     path = tmp_path / f"{T.SESSION}.jsonl"
     path.write_text(m.text())
-    assert main(["import", "claude-code", str(path), "--repo", str(repo)]) == 0
+    assert main(["import", "claude-code", str(path), "--repo", str(repo), "--json"]) == 0
+    return repo, m, path
+
+
+def test_a_transcript_named_from_another_directory_resumes_from_its_cursor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, m, path = _one_turn_imported(tmp_path)
     _turn(m, 1)
     path.write_text(m.text())
     monkeypatch.chdir(tmp_path)
@@ -186,14 +193,8 @@ def test_a_transcript_named_from_another_directory_resumes_from_its_cursor(
 def test_a_cursor_the_log_does_not_back_is_not_used(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    repo = tmp_path / "agent"
-    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
-    m = T.Claude("2.1.173")
-    _turn(m, 0)
-    path = tmp_path / f"{T.SESSION}.jsonl"
-    path.write_text(m.text())
+    repo, _, path = _one_turn_imported(tmp_path)
     args = ["import", "claude-code", str(path), "--repo", str(repo), "--json"]
-    assert main(args) == 0
     cursor = repo / ".git" / "gasp" / "imports" / "claude-code" / f"{T.SESSION}.json"
     saved = json.loads(cursor.read_text())
     saved["last_event"] = "event_" + "0" * 32  # an event the log never held

@@ -5,7 +5,6 @@ are the same with and without them, with fewer versions hashed."""
 from __future__ import annotations
 
 import io
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,13 +19,6 @@ from .conftest import git
 
 ZERO = "0" * 40
 JOURNAL = "journal/JOURNAL.md"
-
-
-@pytest.fixture
-def work(template: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "work"
-    shutil.copytree(template, dest, symlinks=True)
-    return dest
 
 
 def _history(repo: Path, commits: int, edit_at: int | None = None) -> list[str]:

@@ -4,7 +4,6 @@ batch, so its cost follows the new commits, not the refs."""
 from __future__ import annotations
 
 import io
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +17,6 @@ from .conftest import git
 
 ZERO = "0" * 40
 LOG = "state/events.jsonl"
-
-
-@pytest.fixture
-def work(template: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "work"
-    shutil.copytree(template, dest, symlinks=True)
-    return dest
 
 
 def _parked(repo: Path, name: str, edit: bool = False) -> str:

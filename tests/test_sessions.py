@@ -11,7 +11,6 @@ import gzip
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -38,13 +37,6 @@ TRANSCRIPT = b'{"role":"user","text":"fix the retry skill"}\n{"role":"assistant"
 
 def sha256(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-@pytest.fixture
-def work(template: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "work"
-    shutil.copytree(template, dest, symlinks=True)
-    return dest
 
 
 def runs_of(repo: Path) -> list[dict[str, object]]:
