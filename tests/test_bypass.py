@@ -14,9 +14,8 @@ import pytest
 
 from .conftest import git
 from .conftest import run_cli as main
-from .test_hooks import append, commit, edit_line, goal_pair, push, served, work
+from .test_hooks import append, commit, edit_line, goal_pair, push, served
 
-__all__ = ["work"]
 REF = "refs/notes/gasp-bypass"
 LOG = "state/events.jsonl"
 

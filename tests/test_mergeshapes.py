@@ -15,9 +15,7 @@ import pytest
 
 from .conftest import git
 from .conftest import run_cli as main
-from .test_hooks import LOG, append, bare_server, commit, goal_pair, mkcommit, push, work
-
-__all__ = ["work"]
+from .test_hooks import LOG, append, bare_server, commit, goal_pair, mkcommit, push
 
 
 def _lines(*tags: str) -> bytes:

@@ -15,9 +15,8 @@ from git_gasp.core.pathcase import agent_spellings, collisions, misspelled
 
 from .conftest import git
 from .conftest import run_cli as main
-from .test_hooks import bare_server, commit, push, served, work
+from .test_hooks import bare_server, commit, push, served
 
-__all__ = ["work"]
 LOG = "state/events.jsonl"
 
 
