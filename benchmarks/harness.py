@@ -168,6 +168,25 @@ def clone_repo(repo: Path, dest: Path) -> Path:
     return dest
 
 
+def install_server_hooks(path: Path, env: dict[str, str]) -> None:
+    """``git gasp hooks install --server`` in the bare repository ``path``,
+    pinned to this interpreter."""
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--server"]
+    cmd += ["--python", sys.executable, "-C", str(path)]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+
+
+def bare_server(path: Path, hooked: bool, env: dict[str, str]) -> Path:
+    """An empty bare repository at ``path`` (made anew), with git-gasp's
+    server hooks or without."""
+    shutil.rmtree(path, ignore_errors=True)
+    git = ["git", "init", "-q", "--bare", str(path)]
+    subprocess.run(git, env={**os.environ, **GIT_ENV}, check=True, capture_output=True)
+    if hooked:
+        install_server_hooks(path, env)
+    return path
+
+
 def close_env(work: Path) -> dict[str, str]:
     """``git gasp`` for row f: a fixed committer and worker, and compiled
     bytecode cached under ``work`` (as an installed package has it), even

@@ -21,7 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import generate as gen
-from harness import TARGETS, Row, clone_repo, close_env, fmt_s, run_timed, setup_round, verdict
+from harness import (
+    TARGETS,
+    Row,
+    bare_server,
+    clone_repo,
+    close_env,
+    fmt_s,
+    run_timed,
+    setup_round,
+    verdict,
+)
 
 HOOK = [sys.executable, "-m", "git_gasp", "hooks", "run"]
 
@@ -72,21 +82,6 @@ def pre_commit(
     return out
 
 
-def _bare(work: Path, name: str, hooked: bool, env: dict[str, str]) -> Path:
-    path = work / name
-    shutil.rmtree(path, ignore_errors=True)
-    gen._git(work, "init", "-q", "--bare", str(path))
-    if hooked:
-        cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--server"]
-        subprocess.run(
-            [*cmd, "--python", sys.executable, "-C", str(path)],
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-    return path
-
-
 def pre_receive(large: Path, work: Path, rounds: int, env: dict[str, str]) -> dict[str, Any]:
     """Rows i and j (see the module docstring)."""
     push = ["git", "push", "-q"]
@@ -94,12 +89,12 @@ def pre_receive(large: Path, work: Path, rounds: int, env: dict[str, str]) -> di
     full_hooked, full_plain = [], []
     for r in range(3):
         for hooked, times in ((True, full_hooked), (False, full_plain)):
-            server = _bare(work, f"hooks-j-{'h' if hooked else 'p'}", hooked, env)
+            server = bare_server(work / f"hooks-j-{'h' if hooked else 'p'}", hooked, env)
             times.append(_run([*push, str(server), "HEAD:refs/heads/main"], large, env))
             if r == 2 and hooked:
                 hooked_server = server
     shutil.rmtree(work / "hooks-j-p", ignore_errors=True)
-    plain_server = _bare(work, "hooks-i-p", False, env)
+    plain_server = bare_server(work / "hooks-i-p", False, env)
     _run([*push, str(plain_server), "HEAD:refs/heads/main"], large, env)
     clone = clone_repo(large, work / "hooks-i-client")
     added_hooked, added_plain, cold = [], [], None

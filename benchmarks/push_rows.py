@@ -24,14 +24,22 @@ from __future__ import annotations
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import generate as gen
 import onboarding
-from harness import Row, clone_repo, close_env, fmt_s, run_timed, verdict
+from harness import (
+    Row,
+    bare_server,
+    clone_repo,
+    close_env,
+    fmt_s,
+    install_server_hooks,
+    run_timed,
+    verdict,
+)
 
 REFS = 50
 REWRITTEN = 100
@@ -43,14 +51,10 @@ _timed = run_timed  # wall and CPU seconds (every process of the push)
 
 def _server(work: Path, name: str, source: Path, hooked: bool, env: dict[str, str]) -> Path:
     """A bare server holding ``source``'s HEAD as main; the hook installed after."""
-    path = work / name
-    shutil.rmtree(path, ignore_errors=True)
-    gen._git(work, "init", "-q", "--bare", str(path))
+    path = bare_server(work / name, False, env)
     gen._git(source, "push", "-q", str(path), "HEAD:refs/heads/main")
     if hooked:
-        cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--server"]
-        cmd += ["--python", sys.executable, "-C", str(path)]
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        install_server_hooks(path, env)
     return path
 
 
@@ -146,13 +150,10 @@ def bench_pushes(large: Path, work: Path, rounds: int) -> tuple[list[Row], dict[
 
 def _empty_server(path: Path, hooked: bool, env: dict[str, str]) -> Path:
     """An empty bare server taking push options; with the server hook or not."""
-    shutil.rmtree(path, ignore_errors=True)
-    gen._git(path.parent, "init", "-q", "--bare", str(path))
+    bare_server(path, False, env)
     gen._git(path, "config", "receive.advertisePushOptions", "true")
     if hooked:
-        cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--server"]
-        cmd += ["--python", sys.executable, "-C", str(path)]
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        install_server_hooks(path, env)
     return path
 
 

@@ -22,7 +22,6 @@ import resource
 import shutil
 import statistics
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ import generate as gen
 from check_rows import CHECK4_PATHS
 from harness import (
     Row,
+    bare_server,
     check_cmd,
     close_env,
     fmt_s,
@@ -196,17 +196,6 @@ def _warm(
     return times
 
 
-def _empty_server(work: Path, name: str, hooked: bool, env: dict[str, str]) -> Path:
-    path = work / name
-    shutil.rmtree(path, ignore_errors=True)
-    gen._git(work, "init", "-q", "--bare", str(path))
-    if hooked:
-        cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--server"]
-        cmd += ["--python", sys.executable, "-C", str(path)]
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
-    return path
-
-
 def bench_push(real: Path, work: Path, rounds: int) -> tuple[Row, dict[str, Any]]:
     """Row s: the whole history to an empty server, hooked and not, alternating."""
     env = close_env(work)
@@ -214,7 +203,7 @@ def bench_push(real: Path, work: Path, rounds: int) -> tuple[Row, dict[str, Any]
     cpu: dict[bool, list[float]] = {True: [], False: []}
     for n in range(rounds + 1):  # the first round warms both (bytecode, page cache)
         for is_hooked, times in ((True, hooked), (False, plain)):
-            server = _empty_server(work, f"real-push-{'h' if is_hooked else 'p'}", is_hooked, env)
+            server = bare_server(work / f"real-push-{'h' if is_hooked else 'p'}", is_hooked, env)
             cmd = ["git", "push", "-q", str(server), "HEAD:refs/heads/main"]
             took, used = _run(cmd, real, env)
             if n:

@@ -140,11 +140,7 @@ def test_import_resumes_from_the_cursor_and_stays_conformant(
 ) -> None:
     repo = tmp_path / "agent"
     assert main(["init", str(repo), "--agent-id", "importer"]) == 0
-    m = T.Claude("2.1.173")
-    for n in range(3):
-        _turn(m, n)
-    path = tmp_path / f"{T.SESSION}.jsonl"
-    path.write_text(m.text())
+    m, path = _transcript(tmp_path, 3)
     args = ["import", "claude-code", str(path), "--repo", str(repo), "--json"]
     assert main(args) == 0
     cursor = repo / ".git" / "gasp" / "imports" / "claude-code" / f"{T.SESSION}.json"
@@ -162,15 +158,22 @@ def test_import_resumes_from_the_cursor_and_stays_conformant(
     assert main(["check", str(repo)]) == 0
 
 
+def _transcript(tmp_path: Path, turns: int) -> tuple[T.Claude, Path]:
+    """A session of ``turns`` turns, written where a user would point the import."""
+    m = T.Claude("2.1.173")
+    for n in range(turns):
+        _turn(m, n)
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_text(m.text())
+    return m, path
+
+
 def _one_turn_imported(tmp_path: Path) -> tuple[Path, T.Claude, Path]:
     """An agent repository with a one-turn session imported: the repository,
     the transcript's model and its file."""
     repo = tmp_path / "agent"
     assert main(["init", str(repo), "--agent-id", "importer"]) == 0
-    m = T.Claude("2.1.173")
-    _turn(m, 0)
-    path = tmp_path / f"{T.SESSION}.jsonl"
-    path.write_text(m.text())
+    m, path = _transcript(tmp_path, 1)
     assert main(["import", "claude-code", str(path), "--repo", str(repo), "--json"]) == 0
     return repo, m, path
 
@@ -230,11 +233,7 @@ def test_a_close_snapshot_is_remembered_verified_and_the_next_import_seeds_from_
     text = re.sub(r"snapshot_every = \d+", "snapshot_every = 5", config.read_text())
     assert "snapshot_every = 5" in text
     config.write_text(text)
-    m = T.Claude("2.1.173")
-    for n in range(3):
-        _turn(m, n)
-    path = tmp_path / f"{T.SESSION}.jsonl"
-    path.write_text(m.text())
+    m, path = _transcript(tmp_path, 3)
     args = ["import", "claude-code", str(path), "--repo", str(repo), "--json"]
     assert main(args) == 0
     (snapshot,) = (repo / "snapshots").glob("*/graph.json")

@@ -78,13 +78,6 @@ def commit_msg(repo: str, message_file: str, out: TextIO) -> None:
     done(found, "commit refused")
 
 
-def staged_events(repo: str) -> list[Event]:
-    """The events the staged index appends to the log (best effort: a log
-    the pre-commit hook would refuse yields what parses)."""
-    staged, before = git.object_info(repo, [f":{LOG_PATH}", f"HEAD:{LOG_PATH}"])
-    return _appended(repo, staged, before)
-
-
 def _appended(
     repo: str, staged: git.ObjectInfo | None, before: git.ObjectInfo | None
 ) -> list[Event]:

@@ -190,7 +190,8 @@ def _runs_noted(repo: str, runs: Sequence[str]) -> list[str]:
 
 
 def _post_commit(repo: str, err: TextIO) -> None:
-    found = links(git.commit_message(repo, "HEAD"))
+    message = git.commit_message(repo, "HEAD")
+    found = links(message) if may_link(message) else None
     if not found:
         return
     has_notes = git.resolve(repo, NOTES_REF) is not None
