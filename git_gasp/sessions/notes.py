@@ -163,10 +163,13 @@ def commit_id(repo: str, rev: str) -> str:
 # -- writing --------------------------------------------------------------------------
 
 
-def require_identity(repo: str) -> None:
-    """Notes commits carry a real identity: refuse to write without one."""
-    if git.committer_ident(repo) is None:
+def require_identity(repo: str) -> str:
+    """Notes commits carry a real identity: refuse to write without one; the
+    committer line git would write."""
+    ident = git.committer_ident(repo)
+    if ident is None:
         raise GaspError("git has no identity to write the notes commit with", _IDENTITY_HINT)
+    return ident
 
 
 def update_notes(
@@ -174,6 +177,7 @@ def update_notes(
     additions: Mapping[str, bytes],
     message: str,
     warn: Callable[[str], None] | None = None,
+    ident: str | None = None,
 ) -> dict[str, bytes]:
     """Union each commit's note with the lines given (``cat_sort_uniq``) and
     write every change as one notes commit; returns the resulting notes.
@@ -181,6 +185,7 @@ def update_notes(
     A result the format refuses raises :class:`GaspError` (exit 1), or, with
     ``warn``, is reported through it and left out. A concurrent writer makes
     it re-read and retry (compare-and-swap), so no record is lost.
+    ``ident``: :func:`require_identity`'s line, when the caller has it.
     """
     for _ in range(_CAS_TRIES):
         tip = git.resolve(repo, NOTES_REF)
@@ -201,9 +206,9 @@ def update_notes(
                 changes[commit] = after
         if not changes:
             return result
-        require_identity(repo)
+        ident = ident or require_identity(repo)
         try:
-            git.write_notes(repo, NOTES_REF, changes, message, tip)
+            git.write_notes(repo, NOTES_REF, changes, message, tip, ident)
             return result
         except git.GitError:
             if git.resolve(repo, NOTES_REF) == tip:
@@ -226,8 +231,10 @@ def add_records(
     except ValueError as exc:
         raise GaspError(f"note refused: {exc}", _FORMAT_HINT, FINDINGS) from None
     oid = commit_id(repo, commit)
-    require_identity(repo)
-    return update_notes(repo, {oid: lines}, message or f"gasp: notes for {oid[:12]}")[oid]
+    ident = require_identity(repo)
+    return update_notes(repo, {oid: lines}, message or f"gasp: notes for {oid[:12]}", None, ident)[
+        oid
+    ]
 
 
 # -- the records of a run -------------------------------------------------------------
