@@ -38,8 +38,9 @@ def write_notes(
     ident: str | None = None,
 ) -> str:
     """One commit on notes ref ``ref`` setting each commit's note to exactly
-    the given bytes (the objects noted are commits: fast-import notes no other), with ``message``, moved from ``old`` (None: the ref must
-    not exist); GitError if it moved meanwhile. Returns the notes commit.
+    the given bytes (fast-import notes commits only), with ``message``, moved
+    from ``old`` (None: the ref must not exist); GitError if it moved
+    meanwhile. Returns the notes commit.
 
     One ``git fast-import``: its notemodify command keeps the notes tree's
     fanout as ``git notes`` does, whatever the fanout ``old`` has, and its
