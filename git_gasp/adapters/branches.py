@@ -19,10 +19,11 @@ def active(recs: list[Record], diag: Diagnostics, em: Emitter) -> list[Record]:
     """The records of the active branch: after a rewind (siblings under one
     parent that are distinct prompts or messages, not parallel tool results)
     the latest sibling's subtree; each abandoned subtree is observed once."""
+    parents = _parents(recs, diag)
     children: dict[Any, list[int]] = defaultdict(list)
     for i, rec in enumerate(recs):
         if isinstance(rec.value.get("uuid"), str):
-            children[rec.value.get("parentUuid")].append(i)
+            children[parents[i]].append(i)
     dropped: set[int] = set()
     for parent, kids in children.items():
         if parent is None:
@@ -46,6 +47,37 @@ def active(recs: list[Record], diag: Diagnostics, em: Emitter) -> list[Record]:
                 )
                 diag.abandoned += size
     return [r for i, r in enumerate(recs) if i not in dropped]
+
+
+def _parents(recs: list[Record], diag: Diagnostics) -> list[str | None]:
+    """Each record's ``parentUuid`` (None when it is not a string); a record
+    whose parents lead back to itself (a cycle, which no rewind makes) is
+    read as a root, and counted."""
+    parents = [r.value.get("parentUuid") for r in recs]
+    parents = [p if isinstance(p, str) else None for p in parents]
+    at: dict[str, int] = {}
+    for i, rec in enumerate(recs):
+        uid = rec.value.get("uuid")
+        if isinstance(uid, str):
+            at.setdefault(uid, i)
+    state = [0] * len(recs)  # 0 not seen, 1 on the path walked now, 2 done
+    for start in range(len(recs)):
+        path, j = [], start
+        while state[j] == 0:
+            state[j] = 1
+            path.append(j)
+            parent = parents[j]
+            if parent is None or parent not in at:
+                break
+            j = at[parent]
+        if state[j] == 1 and parents[j] is not None and parents[j] in at:
+            cycle = path[path.index(j) :]
+            for k in cycle:
+                parents[k] = None
+            diag.unknown_fields["parentUuid cycle (read as a root)"] += len(cycle)
+        for k in path:
+            state[k] = 2
+    return parents
 
 
 def _branch_identity(rec: Record) -> str | None:
@@ -73,5 +105,6 @@ def _drop(start: int, recs: list[Record], children: dict[Any, list[int]], out: s
             continue
         out.add(i)
         size += 1
-        stack.extend(children.get(recs[i].value.get("uuid"), ()))
+        uid = recs[i].value.get("uuid")
+        stack.extend(children.get(uid, ()) if isinstance(uid, str) else ())
     return size

@@ -137,7 +137,7 @@ def system_line(
         found = value.get("compactMetadata")
         meta: dict[str, Any] = found if isinstance(found, dict) else {}
         trigger = str(meta.get("trigger") or "unknown")
-        text = summaries.get(value.get("uuid")) or str(value.get("content") or "")
+        text = summaries.get(uid) or str(value.get("content") or "")
         info = {
             "trigger": trigger,
             "pre_tokens": meta.get("preTokens"),

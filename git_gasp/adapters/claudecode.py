@@ -134,9 +134,9 @@ class _Walk:
             recs = records(source, self.diag)
         self.ends[source.name] = resuming.file_end(source, recs, before)
         summaries = {
-            r.value.get("parentUuid"): F.text_of(r.value.get("message"))
+            r.value["parentUuid"]: F.text_of(r.value.get("message"))
             for r in recs
-            if r.value.get("isCompactSummary")
+            if r.value.get("isCompactSummary") and isinstance(r.value.get("parentUuid"), str)
         }
         message: F.Message | None = None
         for rec in active(recs, self.diag, self.em):
@@ -204,7 +204,8 @@ class _Walk:
         elif isinstance(content, str):
             message.blocks.append({"type": "text", "text": content})
         message.usage = msg.get("usage", message.usage)  # the final line's usage wins
-        message.model = msg.get("model") or message.model
+        model = msg.get("model")
+        message.model = model if isinstance(model, str) and model else message.model
         message.stop = msg.get("stop_reason", message.stop)
         return message
 

@@ -78,7 +78,9 @@ class _Walk:
         self.lift = Lifter(self.em, config)
         self.diag = Diagnostics()
         self.cursor: list[dict[str, Any]] = []
-        self.pending: dict[str, tuple[str, str, int, str | None]] = {}
+        # call id -> (tool, input, ms, frame, the event key of the call)
+        self.pending: dict[str, tuple[str, str, int, str | None, str]] = {}
+        self.call_ids: set[str] = set()  # every call id met, to keep a reused one apart
         self.walked: set[str] = set()
         self.model = "unknown"
         self.prompt = ""
@@ -117,7 +119,7 @@ class _Walk:
                 self.diag.recognised += 1
                 text = str(payload.get("message") or "")
                 self.em.observation(key, "context compacted (local)", text, ms, {})
-            elif kind in F.NEWER_TYPES:
+            elif isinstance(kind, str) and kind in F.NEWER_TYPES:
                 self.diag.ignored[str(kind)] += 1
             else:
                 self.diag.unknown_types[str(kind)] += 1
@@ -131,7 +133,9 @@ class _Walk:
             self._message(item, key, ms, frame, line)
         elif kind == "reasoning":
             step = self._open(line, ms, frame)
-            texts = [s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict)]
+            found = item.get("summary")
+            parts = found if isinstance(found, list) else []
+            texts = [s.get("text", "") for s in parts if isinstance(s, dict)]
             step.reasoning = "\n".join(t for t in texts if isinstance(t, str)) or (
                 "encrypted (not readable)" if item.get("encrypted_content") else "empty"
             )
@@ -189,7 +193,14 @@ class _Walk:
             key, self.model, self.prompt or "(tool output)", output, step.ms, meta, step.frame
         )
         for call_id, tool, given in step.calls:
-            self.pending[call_id] = (tool, given, step.ms, step.frame)
+            call_key = f"call:{call_id}"
+            if call_id in self.call_ids:  # a reused id: its line tells the calls apart
+                self.diag.unknown_fields["reused call_id (kept apart by its line)"] += 1
+                call_key = f"call:{call_id}:{key}"
+                if call_id in self.pending:  # the earlier call's output never came
+                    self._unfinished(call_id, self.pending.pop(call_id))
+            self.call_ids.add(call_id)
+            self.pending[call_id] = (tool, given, step.ms, step.frame, call_key)
 
     def _call(self, item: dict[str, Any], key: str, ms: int, frame: str | None, line: int) -> None:
         step = self._open(line, ms, frame)
@@ -220,9 +231,8 @@ class _Walk:
             self.diag.ignored["output without its call"] += 1
             return
         self.diag.recognised += 1
-        tool, given, _, frame = pending
+        tool, given, _, frame, key = pending
         text, success = F.outcome(item.get("output"))
-        key = f"call:{call_id}"
         meta = {"call_id": call_id, "session": self.em.session}
         if self.em.logged_open(key):
             node = self.em.node("node", key, "tool")
@@ -243,7 +253,7 @@ class _Walk:
     def _spawn(self, text: str, given: str, ms: int, frame: str | None) -> None:
         try:
             found = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         thread = found.get("agent_id") if isinstance(found, dict) else None
         if not isinstance(thread, str) or thread in self.walked:
@@ -298,7 +308,9 @@ class _Walk:
             self.em.failure(key, f"Codex {kind}", str(payload.get("message") or ""), ms)
         elif kind == "agent_reasoning" and self.step is not None:
             self.step.reasoning = str(payload.get("text") or "")
-        elif kind in F.QUIET_EVENTS or kind == "agent_reasoning" or kind == "item_completed":
+        elif isinstance(kind, str) and (
+            kind in F.QUIET_EVENTS or kind in ("agent_reasoning", "item_completed")
+        ):
             self.diag.ignored[f"event_msg/{kind}"] += 1
         else:
             self.diag.unknown_types[f"event_msg/{kind}"] += 1
@@ -312,7 +324,7 @@ class _Walk:
         self._flush()
         self.diag.recognised += 1
         before = self.total or {}
-        delta = {k: v - int(before.get(k) or 0) for k, v in total.items() if isinstance(v, int)}
+        delta = {k: v - _count(before.get(k)) for k, v in total.items() if _is_count(v)}
         self.total = total
         meta = {"session": self.em.session, "usage": delta, "total_token_usage": total}
         self.em.model_finished((key, "tokens"), self.model, ms, meta)
@@ -323,15 +335,29 @@ class _Walk:
         self.first_prompt = self.first_prompt or self.prompt
         self.em.task(f"prompt:{key}", text, ms, {"line": key})
 
+    def _unfinished(self, call_id: str, pending: tuple[str, str, int, str | None, str]) -> None:
+        """A call whose output the rollout does not hold: kept, marked unfinished."""
+        tool, given, ms, frame, key = pending
+        self.diag.unfinished_calls += 1
+        meta = {"call_id": call_id, "session": self.em.session, "unfinished": True}
+        self.em.tool_call(key, tool, given, None, None, ms, meta, frame)
+        self.outcome = "in-progress"
+
     def finish(self) -> Projection:
         self._flush()
-        for call_id, (tool, given, ms, frame) in self.pending.items():
-            self.diag.unfinished_calls += 1
-            meta = {"call_id": call_id, "session": self.em.session, "unfinished": True}
-            self.em.tool_call(f"call:{call_id}", tool, given, None, None, ms, meta, frame)
-            self.outcome = "in-progress"
+        for call_id, pending in self.pending.items():
+            self._unfinished(call_id, pending)
         self.lift.finish(self.em.last_ts)
         check_versions(AGENT, self.diag, *TESTED)
         return session_projection(
             AGENT, self.em, self.first_prompt, self.cursor, self.diag, self.outcome
         )
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> int:
+    """A token count of an earlier total; what is not a count counts as 0."""
+    return value if _is_count(value) else 0

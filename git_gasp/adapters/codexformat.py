@@ -77,22 +77,30 @@ def call_input(item: dict[str, Any]) -> str:
     if item.get("type") == "local_shell_call":
         action = item.get("action") if isinstance(item.get("action"), dict) else {}
         command = action.get("command") if isinstance(action, dict) else None
-        return " ".join(command) if isinstance(command, list) else str(command or "")
+        return " ".join(map(str, command)) if isinstance(command, list) else str(command or "")
     if item.get("type") == "web_search_call":
         action = item.get("action")
-        return json.dumps(action, sort_keys=True) if action is not None else "web search"
+        return _dumps(action) if action is not None else "web search"
     raw = item.get("arguments")
     try:
         args = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return str(raw)
+    except (ValueError, RecursionError):
+        return str(raw) if isinstance(raw, str) else _dumps(raw)
     if isinstance(args, dict):
         command = args.get("cmd") or args.get("command")
         if isinstance(command, list):
             return " ".join(str(c) for c in command)
         if isinstance(command, str):
             return command
-    return json.dumps(args, sort_keys=True) if args is not None else ""
+    return _dumps(args) if args is not None else ""
+
+
+def _dumps(value: Any) -> str:
+    """``value`` as JSON text, or what it is when it nests too deep to write."""
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (RecursionError, ValueError):
+        return f"({type(value).__name__} nested too deep to show)"
 
 
 def outcome(output: Any) -> tuple[str, bool | None]:
@@ -100,7 +108,7 @@ def outcome(output: Any) -> tuple[str, bool | None]:
     text = content_text(output) if not isinstance(output, str) else output
     try:
         parsed = json.loads(text) if text.startswith("{") else None
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = None
     if isinstance(parsed, dict) and isinstance(parsed.get("metadata"), dict):
         code = parsed["metadata"].get("exit_code")

@@ -15,6 +15,8 @@ domain event chained to the run's ``run.started``, then its
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -30,6 +32,8 @@ _NAMESPACE = uuid.UUID("6f1e4c1a-3b7d-5e2f-9a40-67a5e0c0d019")
 SUMMARY_CAP = 2000  # characters of any summary (the rest stays in the native file)
 TITLE_CAP = 120
 REDACTED = "[redacted: {}]"
+DEPTH_CAP = 16  # levels of a native value kept in an event's metadata
+_SURROGATE = re.compile("[\ud800-\udfff]")  # not text: a file name's bad bytes, or JSON's
 
 
 _NS = _NAMESPACE.bytes
@@ -43,7 +47,7 @@ def stable_id(prefix: str, *parts: str) -> str:
     ``uuid.uuid5(_NAMESPACE, chr(0).join(parts))``, spliced from the SHA-1's
     hex (version digit 5, the variant's bits) without the ``UUID`` object:
     ids are made for every record of a transcript."""
-    h = hashlib.sha1(_NS + "\0".join(parts).encode("utf-8")).hexdigest()
+    h = hashlib.sha1(_NS + "\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
     return prefix + "_" + h[:12] + "5" + h[13:16] + _VARIANT[h[16]] + h[17:32]
 
 
@@ -69,11 +73,38 @@ def redact(text: str) -> str:
 
 
 def summary(text: str, cap: int = SUMMARY_CAP) -> str:
-    """Redacted, then cut to ``cap`` characters with a visible marker."""
+    """Redacted, then cut to ``cap`` characters with a visible marker; a lone
+    surrogate (which UTF-8 cannot write) made U+FFFD."""
+    if not text.isascii():
+        text = _SURROGATE.sub("\ufffd", text)
     text = redact(text.strip())
     if len(text) <= cap:
         return text
     return text[:cap] + f" [truncated: {len(text) - cap} more characters]"
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """A native value (metadata copied from a transcript) as the log may hold
+    it: strings (keys too) capped and redacted as summaries are, a float that
+    is not finite as None, what nests past ``DEPTH_CAP`` levels as a marker."""
+    if isinstance(value, str):
+        return summary(value) if value else value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if depth >= DEPTH_CAP:
+        return "[nested too deep: not kept]"
+    if isinstance(value, dict):
+        return {plain(str(k)): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v, depth + 1) for v in value]
+    return summary(str(value))
+
+
+def name(value: Any, fallback: str = "unknown") -> str:
+    """A model's or a tool's name as a transcript gives it (maybe not a string)."""
+    return summary(value, TITLE_CAP) or fallback if isinstance(value, str) else fallback
 
 
 def title(text: str) -> str:
@@ -221,7 +252,7 @@ class Emitter:
             "Open",
             None,
             P.actor_value("user", self.agent),
-            metadata,
+            plain(metadata),
         )
         self.emit(rec, (key, "task"), ms)
 
@@ -229,7 +260,7 @@ class Emitter:
         self, key: str, heading: str, text: str, ms: int, metadata: dict[str, Any]
     ) -> None:
         rec = P.observation(
-            self.node("observation", key), heading, summary(text), self.run_id, metadata
+            self.node("observation", key), heading, summary(text), self.run_id, plain(metadata)
         )
         self.emit(rec, (key, "observation"), ms)
 
@@ -241,7 +272,7 @@ class Emitter:
         self, key: str, heading: str, text: str, parent: str | None, ms: int, meta: dict[str, Any]
     ) -> str:
         frame_id = self.node("frame", key)
-        rec = P.frame(frame_id, summary(heading, TITLE_CAP), summary(text), parent, meta)
+        rec = P.frame(frame_id, summary(heading, TITLE_CAP), summary(text), parent, plain(meta))
         self.emit(rec, (key, "frame"), ms)
         return frame_id
 
@@ -259,10 +290,10 @@ class Emitter:
         rec = R.model_call(
             node,
             self.run_id,
-            model,
+            name(model),
             summary(prompt),
             None if output is None else summary(output),
-            metadata,
+            plain(metadata),
         )
         self.emit(rec, (key, "model"), ms, _in_frame(node, frame))
         return node
@@ -280,7 +311,9 @@ class Emitter:
     ) -> str:
         node = self.node("node", key, "tool")
         out = None if output is None else summary(output)
-        rec = R.tool_call(node, self.run_id, tool, summary(given), out, success, metadata)
+        rec = R.tool_call(
+            node, self.run_id, name(tool, "tool"), summary(given), out, success, plain(metadata)
+        )
         # a call without its result is logged under its own key: its result,
         # when a later import sees it, is then a tool.finished on that node
         role = "tool-open" if metadata.get("unfinished") else "tool"
@@ -297,14 +330,14 @@ class Emitter:
         self, key: str, tool: str, output: str, success: bool, ms: int, node: str
     ) -> None:
         """The result of a call an earlier import logged as unfinished."""
-        rec = R.tool_finished(self.run_id, tool, summary(output), success)
+        rec = R.tool_finished(self.run_id, name(tool, "tool"), summary(output), success)
         extra = [P.update_node(node, {"output_summary": summary(output), "success": success})]
         self.emit(rec._replace(ops=()), (key, "tool-result"), ms, extra)
 
     def model_finished(
         self, key: Sequence[str], model: str, ms: int, metadata: dict[str, Any]
     ) -> None:
-        self.emit(R.model_finished(self.run_id, model, "", metadata), key, ms)
+        self.emit(R.model_finished(self.run_id, name(model), "", plain(metadata)), key, ms)
 
 
 def _in_frame(node: str, frame: str | None) -> list[dict[str, Any]]:
@@ -321,7 +354,7 @@ def session_projection(
 ) -> Projection:
     """What a projector hands back at the end: the run's task is the first line of the
     first prompt a person typed (or the session's name), and its events start the run."""
-    task = first_prompt.splitlines()[0][:200] if first_prompt else ""
+    task = redact(first_prompt.splitlines()[0])[:200] if first_prompt else ""
     task = task or f"{agent} session {em.session}"
     events = em.start(task) + em.events if em.events else []
     return Projection(agent, em.session, em.run_id, events, cursor, diag, outcome, task)

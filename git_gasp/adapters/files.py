@@ -25,36 +25,60 @@ from git_gasp.adapters.lines import Source
 from git_gasp.errors import USAGE, GaspError
 
 ZST_HINT = "install the zstandard package: pip install 'git-gasp[zstd]'"
+NAME_HINT = "move it away, or name the transcripts: git gasp import claude-code|codex FILE..."
 
 
 def read_source(path: str) -> Source:
-    """A native file as text (``.zst`` decompressed); bad bytes become U+FFFD."""
+    """A native file as text (``.zst`` decompressed); bad bytes become U+FFFD
+    and a leading byte order mark is dropped."""
+    if not os.path.isfile(path):  # a pipe would block the import, a device never end
+        raise GaspError(f"{_shown(path)}: not a regular file", NAME_HINT, USAGE)
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
-        raise GaspError(f"{path}: cannot read: {exc.strerror}", None, USAGE) from None
+        why = f"{_shown(path)}: cannot read: {exc.strerror}"
+        raise GaspError(why, NAME_HINT, USAGE) from None
     if path.endswith(".zst"):
         data = _unzstd(path, data)
-    return Source(path, data.decode("utf-8", "replace"))
+    return Source(path, data.decode("utf-8", "replace").removeprefix("\ufeff"))
+
+
+def _shown(path: str) -> str:
+    """``path`` as a one-line message can show it (bad bytes and newlines escaped)."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text.replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _unzstd(path: str, data: bytes) -> bytes:
+    """The frames of a ``.zst`` file, decompressed; a damaged or truncated
+    one is a one-line error."""
+    shown = _shown(path)
+    hint = f"check it with: zstd -t {shown} (the .jsonl it decompresses to imports as it is)"
     try:  # Python 3.14 has it in the standard library
         from compression import zstd  # type: ignore[import-not-found]
-
-        return bytes(zstd.decompress(data))
     except ImportError:
         pass
+    else:
+        try:
+            return bytes(zstd.decompress(data))
+        except zstd.ZstdError as exc:
+            raise GaspError(f"{shown}: not a whole zstd file: {exc}", hint, USAGE) from None
     try:
         import zstandard
     except ImportError:
-        raise GaspError(f"{path}: reading .zst needs zstd support", ZST_HINT, USAGE) from None
-    try:
-        with zstandard.ZstdDecompressor().stream_reader(data) as reader:
-            return bytes(reader.read())
-    except zstandard.ZstdError as exc:
-        raise GaspError(f"{path}: not a zstd file: {exc}", None, USAGE) from None
+        raise GaspError(f"{shown}: reading .zst needs zstd support", ZST_HINT, USAGE) from None
+    out: list[bytes] = []
+    while data:  # frame after frame, as the zstd tool reads them
+        reader = zstandard.ZstdDecompressor().decompressobj()
+        try:
+            out.append(reader.decompress(data))
+        except zstandard.ZstdError as exc:
+            raise GaspError(f"{shown}: not a zstd file: {exc}", hint, USAGE) from None
+        if not reader.eof:
+            raise GaspError(f"{shown}: the zstd stream is truncated", hint, USAGE)
+        data = reader.unused_data
+    return b"".join(out)
 
 
 def expand(paths: Iterable[str], suffixes: tuple[str, ...]) -> list[str]:
@@ -70,8 +94,10 @@ def expand(paths: Iterable[str], suffixes: tuple[str, ...]) -> list[str]:
                 out += [os.path.join(top, n) for n in sorted(names) if n.endswith(suffixes)]
         elif os.path.isfile(path):
             out.append(path)
+        elif os.path.lexists(path):
+            raise GaspError(f"{_shown(path)}: not a regular file", NAME_HINT, USAGE)
         else:
-            raise GaspError(f"{path}: no such file or directory", None, USAGE)
+            raise GaspError(f"{_shown(path)}: no such file or directory", NAME_HINT, USAGE)
     return list(dict.fromkeys(out))
 
 
@@ -136,7 +162,11 @@ def claude_sessions(paths: Iterable[str]) -> list[Session]:
         source = read_source(path)
         parent = _parent_session(path) or _first_field(source.text, "sessionId")
         if parent is None:
-            raise GaspError(f"{path}: a subagent file whose session is unknown", None, USAGE)
+            raise GaspError(
+                f"{_shown(path)}: a subagent file whose session is unknown",
+                "name its session's main file too: git gasp import claude-code SESSION.jsonl",
+                USAGE,
+            )
         subs.setdefault(parent, {})[name.removeprefix("agent-").removesuffix(".jsonl")] = source
     order = list(mains) + [s for s in subs if s not in mains]
     return [Session(s, mains.get(s, []), subs.get(s, {})) for s in order]
@@ -150,11 +180,16 @@ def _subagent_files(main: str) -> list[str]:
     if os.path.isdir(nested):
         found += [p for p in expand([nested], (".jsonl",)) if _is_agent_file(p)]
     for n in sorted(os.listdir(top or ".")):
-        if n.startswith("agent-") and n.endswith(".jsonl"):
-            path = os.path.join(top, n)
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                if _first_field(fh.read(65536), "sessionId") == stem:
-                    found.append(path)
+        path = os.path.join(top, n)
+        if n.startswith("agent-") and n.endswith(".jsonl") and os.path.isfile(path):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    head = fh.read(65536)
+            except OSError as exc:
+                why = f"{_shown(path)}: cannot read: {exc.strerror}"
+                raise GaspError(why, NAME_HINT, USAGE) from None
+            if _first_field(head, "sessionId") == stem:
+                found.append(path)
     return found
 
 
@@ -175,7 +210,7 @@ def _first_field(text: str, key: str) -> str | None:
     for line in text.split("\n", 200)[:200]:
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict) and isinstance(value.get(key), str):
             return str(value[key])
@@ -232,19 +267,32 @@ def codex_sessions(paths: Iterable[str]) -> list[CodexSession]:
         parent = _parent_thread(meta)
         if parent is not None:
             parents[thread] = parent
+    roots = {thread: _root(thread, parents, threads) for thread in threads}
     out = []
     for thread, sources in threads.items():
-        if parents.get(thread) in threads:
+        if roots[thread] != thread:
             continue
-        children = {t: threads[t][0] for t, p in parents.items() if p == thread}
+        children = {t: threads[t][0] for t, r in roots.items() if r == thread and t != thread}
         out.append(CodexSession(thread, sources, children))
     return out
+
+
+def _root(thread: str, parents: dict[str, str], threads: Mapping[str, object]) -> str:
+    """The thread at the top of ``thread``'s parents among those imported (a
+    grandchild goes into its grandparent's run too); parents that lead back
+    to a thread already passed (a cycle) stop there."""
+    seen = [thread]
+    while parents.get(seen[-1]) in threads and parents[seen[-1]] not in seen:
+        seen.append(parents[seen[-1]])
+    if parents.get(seen[-1]) in seen:  # a cycle: its first thread met is the root
+        return min(seen[seen.index(parents[seen[-1]]) :])
+    return seen[-1]
 
 
 def _session_meta(source: Source) -> dict[str, object]:
     try:
         value = json.loads(source.text.split("\n", 1)[0])
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     payload = value.get("payload") if isinstance(value, dict) else None
     if (

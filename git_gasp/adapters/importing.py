@@ -54,6 +54,7 @@ from git_gasp.agent.api import Agent
 from git_gasp.agent.runs import close_run
 from git_gasp.core.event import Actor, Event
 from git_gasp.core.log import gc_paused
+from git_gasp.core.trailers import is_session_ref
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store.runmarker import OpenRun
 from git_gasp.store.writer import write_atomically
@@ -292,6 +293,8 @@ def import_all(
         raise GaspError(
             f"no {agent_name} sessions found", "name the files, or check --session/--project"
         )
+    for sid, (sources, _) in inputs:  # before anything is written
+        _check_session_id(agent_name, sid, sources)
     out = []
     for sid, (sources, projector) in inputs:
         cursor = [file_cursor(s) for s in sources]
@@ -305,6 +308,21 @@ def import_all(
         else:
             out.append({**result._asdict(), "unchanged": False})
     return out
+
+
+def _check_session_id(agent_name: str, sid: str, sources: Sequence[Source]) -> None:
+    """A session id that an ``Agent-Session`` trailer can carry, or a one-line error."""
+    ref = f"{agent_name}:{sid}"
+    if is_session_ref(ref) and ref.isprintable():  # a lone surrogate is not printable
+        return
+    where = sources[0].name if sources else sid
+    shown = where.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    raise GaspError(
+        f"{shown!r}: its session id {sid[:80]!r} cannot name a session "
+        f"(Agent-Session: {agent_name}:<id>, without spaces, '/', ':' or '#')",
+        f"import the other sessions by naming their files: git gasp import {agent_name} FILE...",
+        USAGE,
+    )
 
 
 def _claude(session: Any, actor: Actor, config: LiftConfig) -> tuple[list[Source], Projector]:

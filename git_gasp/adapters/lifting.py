@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from git_gasp.adapters.emitting import Emitter, summary
+from git_gasp.adapters.emitting import Emitter, plain, summary
 from git_gasp.core import payloads as P
 from git_gasp.core import runpayloads as R
 
@@ -110,8 +110,9 @@ class Lifter:
         """Record the touched paths on the patch (again only when they changed)."""
         if not self._patch_open or not self.paths:
             return
-        digest = hashlib.sha256("\0".join(self.paths).encode()).hexdigest()[:16]
-        ops = [P.update_node(self.patch_id, {"touched_paths": list(self.paths)})]
+        joined = "\0".join(self.paths).encode("utf-8", "surrogatepass")
+        digest = hashlib.sha256(joined).hexdigest()[:16]
+        ops = [P.update_node(self.patch_id, {"touched_paths": plain(self.paths)})]
         self.em.emit(R.ops_only(ops), ("session-edits", digest), ms)
 
     def denied(self, key: str, node: str, reason: str, ms: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -94,9 +95,36 @@ def _parses(text: str) -> bool:
     return True
 
 
+#: a ``\\uD800``-``\\uDFFF`` escape: JSON allows one alone, a Python string holds it, UTF-8 cannot
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _scrubbed(value: Any) -> Any:
+    """``value`` with every lone surrogate (in keys and strings) made U+FFFD,
+    so what is projected from it can be encoded; walked without recursion."""
+
+    def fix(text: Any) -> Any:
+        return _SURROGATE.sub("\ufffd", text) if isinstance(text, str) else text
+
+    top: list[Any] = [fix(value)]
+    stack: list[tuple[Any, Any]] = [(top, 0)]
+    while stack:
+        holder, key = stack.pop()
+        item = holder[key]
+        if isinstance(item, dict):
+            holder[key] = item = {fix(k): fix(v) for k, v in item.items()}
+            stack += [(item, k) for k in item]
+        elif isinstance(item, list):
+            item[:] = [fix(v) for v in item]
+            stack += [(item, i) for i in range(len(item))]
+    return top[0]
+
+
 def records(source: Source, diag: Diagnostics, first_line: int = 1) -> list[Record]:
     """The JSON objects of ``source`` in file order; bad lines go to ``diag``.
-    ``first_line`` numbers its first line (a tail read from a resume point)."""
+    ``first_line`` numbers its first line (a tail read from a resume point).
+    A lone surrogate escape (valid JSON, not text) is read as U+FFFD."""
     out: list[Record] = []
     lines = source.text.split("\n")
     last = len(lines) - 1
@@ -115,6 +143,8 @@ def records(source: Source, diag: Diagnostics, first_line: int = 1) -> list[Reco
             why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deep"
             diag.corrupt.append(f"{source.name}:{index + first_line}: not JSON ({why})")
             continue
+        if "\\u" in raw and _SURROGATE_ESCAPE.search(raw):
+            value = _scrubbed(value)
         if not isinstance(value, dict):
             diag.corrupt.append(f"{source.name}:{index + first_line}: not a JSON object")
             continue

@@ -80,6 +80,8 @@ def tails(
         recs = records(tail, diag, first_line=int(end.get("lines") or 0) + 1)
         for rec in recs:
             parent, uid = rec.value.get("parentUuid"), rec.value.get("uuid")
+            if not (isinstance(parent, str) and isinstance(uid, str)):
+                continue
             if parent in seen and parent != end.get("leaf") and uid not in seen:
                 return None  # a branch off read lines: decide the active path again
         out[source.name] = recs
