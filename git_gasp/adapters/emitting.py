@@ -83,23 +83,66 @@ def summary(text: str, cap: int = SUMMARY_CAP) -> str:
     return text[:cap] + f" [truncated: {len(text) - cap} more characters]"
 
 
-def plain(value: Any, depth: int = 0) -> Any:
+def plain(value: Any) -> Any:
     """A native value (metadata copied from a transcript) as the log may hold
-    it: strings (keys too) capped and redacted as summaries are, a float that
-    is not finite as None, what nests past ``DEPTH_CAP`` levels as a marker."""
-    if isinstance(value, str):
-        return summary(value) if value else value
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, bool | int | float):
+    it: strings (keys too) redacted and capped as summaries are, a float that
+    is not finite as None, what nests past ``DEPTH_CAP`` levels as a marker.
+    The credential detector looks at all its strings at once, and at each
+    only when that finds something: metadata comes with every event."""
+    strings: list[str] = []
+    out = _bounded(value, 0, strings)
+    if strings and may_hold_secrets("\n".join(strings)):
+        out = _redacted(out)
+    return out
+
+
+def _bounded(value: Any, depth: int, strings: list[str]) -> Any:
+    kind = type(value)
+    if kind is str:
+        if len(value) > SUMMARY_CAP or not value.isascii():
+            value = _long(value)
+        strings.append(value)
         return value
+    if kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
     if depth >= DEPTH_CAP:
         return "[nested too deep: not kept]"
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str or len(key) > TITLE_CAP or not key.isascii():
+                key = _long(str(key), TITLE_CAP)
+            strings.append(key)
+            kind = type(item)
+            if kind is int or item is None or kind is bool:
+                out[key] = item
+            elif kind is str and len(item) <= SUMMARY_CAP and item.isascii():
+                strings.append(item)
+                out[key] = item
+            else:
+                out[key] = _bounded(item, depth + 1, strings)
+        return out
+    if kind is list or kind is tuple:
+        return [_bounded(item, depth + 1, strings) for item in value]
+    return _bounded(str(value), depth, strings)
+
+
+def _long(text: str, cap: int = SUMMARY_CAP) -> str:
+    """A string that is long or not ASCII: surrogates made U+FFFD, redacted, capped."""
+    text = redact(_SURROGATE.sub("\ufffd", text))
+    return text if len(text) <= cap else text[:cap] + f" [truncated: {len(text) - cap} more]"
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
     if isinstance(value, dict):
-        return {plain(str(k)): plain(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v, depth + 1) for v in value]
-    return summary(str(value))
+        return {redact(k): _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return value
 
 
 def name(value: Any, fallback: str = "unknown") -> str:
