@@ -237,3 +237,28 @@ def test_codex_a_truncated_zst_is_a_one_line_error(
     path.write_bytes(whole + whole)  # two frames, as zstd reads a concatenation
     got = _imported(capsys, repo, "codex", path)
     assert got["diagnostics"]["unknown_fields"] == {"reused call_id (kept apart by its line)": 3}
+
+
+def test_codex_a_reasoning_summary_with_a_secret_and_arguments_too_deep(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    values = _lines(T.codex_rollout("0.128.0"))
+    values[6]["payload"]["summary"] = [{"type": "summary_text", "text": f"use {GHP} " + "r" * 5000}]
+    values[7]["payload"]["arguments"] = "[" * 50000 + "]" * 50000  # JSON too deep to read
+    _imported(capsys, repo, "codex", _rollout(tmp_path, _text(values)))  # were: exit 1, exit 3
+    calls = [e["payload"] for e in _events(repo) if e["kind"] == "model.called"]
+    reasoning = calls[0]["metadata"]["reasoning"]
+    assert reasoning.startswith("use [redacted: github-token] r") and len(reasoning) < 2100
+    assert GHP not in (repo / "state" / "events.jsonl").read_text()
+
+
+def test_codex_a_file_name_with_bytes_that_are_not_utf8(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    top = os.fsdecode(os.fsencode(tmp_path) + b"/in-\xff")
+    name = os.fsdecode(b"rollout-\xfe-" + ROLLOUT.removeprefix("rollout-").encode())
+    os.makedirs(top)
+    with open(os.path.join(top, name), "w") as fh:
+        fh.write(T.codex_rollout("0.128.0") + "{torn")
+    got = _imported(capsys, repo, "codex", Path(top))  # was: exit 3 (an id of its name)
+    assert got["diagnostics"]["torn_last_line"][0].endswith(".jsonl:26")
