@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from git_gasp.adapters import claudecode, codex
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
-from git_gasp.adapters.emitting import _NAMESPACE, Resume, redact, stable_id
+from git_gasp.adapters.emitting import _NAMESPACE, Resume, stable_id
 from git_gasp.adapters.lifting import LiftConfig
 from git_gasp.adapters.lines import Projection, Source
+from git_gasp.adapters.summaries import redact
 from git_gasp.cli.root import main
 from git_gasp.core.event import Actor
 from tests import transcripts as T

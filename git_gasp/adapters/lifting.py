@@ -22,7 +22,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from git_gasp.adapters.emitting import Emitter, plain, summary
+from git_gasp.adapters.emitting import Emitter
+from git_gasp.adapters.summaries import plain, summary
 from git_gasp.core import payloads as P
 from git_gasp.core import runpayloads as R
 

@@ -22,15 +22,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from git_gasp.adapters import ccformat as F
-from git_gasp.adapters.emitting import (
-    Emitter,
-    Resume,
-    session_projection,
-    stable_id,
-    summary,
-    title,
-)
+from git_gasp.adapters.emitting import Emitter, Resume, session_projection, stable_id
 from git_gasp.adapters.lines import Diagnostics, Projection
+from git_gasp.adapters.summaries import summary, title
 from git_gasp.agent.api import Agent
 from git_gasp.core import payloads as P
 from git_gasp.core import runpayloads as R
