@@ -49,6 +49,7 @@ from git_gasp.git.notes import note_blob, notes_list, write_notes
 from git_gasp.git.objects import (
     BlobReader,
     ObjectInfo,
+    ReadAhead,
     blobs_at,
     blobs_of,
     committed_size,
@@ -85,6 +86,7 @@ __all__ = [
     "Completed",
     "GitError",
     "ObjectInfo",
+    "ReadAhead",
     "RepoInfo",
     "RepoState",
     "attempt",

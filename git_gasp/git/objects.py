@@ -145,6 +145,62 @@ class BlobReader:
         self.close()
 
 
+class ReadAhead:
+    """Objects named by ``<rev>:<path>`` specs, read by a second ``cat-file
+    --batch`` in a thread while the caller does other work (the thread waits
+    on git, so the caller keeps the interpreter). :meth:`take` waits for one;
+    None when it is missing, is no blob, or git failed: the caller then reads
+    it itself, so a read ahead changes no result, only when bytes arrive."""
+
+    def __init__(self, path: str, specs: Sequence[str]) -> None:
+        self.specs = tuple(dict.fromkeys(s for s in specs if "\n" not in s))
+        self._found: dict[str, tuple[str, bytes] | None] = {}
+        self._done = threading.Condition()
+        self._finished = False
+        self._thread = threading.Thread(target=self._run, args=(path,), daemon=True)
+        self._thread.start()
+
+    def _run(self, path: str) -> None:
+        reader = BlobReader(path)
+        try:
+            stdin, stdout = reader._streams()
+            for spec in self.specs:
+                stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
+                stdin.flush()
+                header = stdout.readline().decode("utf-8", "replace").split(" ")
+                got = None
+                if len(header) == 3 and header[2].strip().isdigit():
+                    size = int(header[2])
+                    data = stdout.read(size)
+                    if len(data) != size or stdout.read(1) != b"\n":
+                        break  # git stopped answering
+                    got = (header[0], data) if header[1] == "blob" else None
+                with self._done:
+                    self._found[spec] = got
+                    self._done.notify_all()
+        except (OSError, ValueError):
+            pass  # the caller reads what is missing itself
+        finally:
+            with self._done:
+                self._finished = True
+                self._done.notify_all()
+            with contextlib.suppress(OSError):
+                reader.close()
+
+    def take(self, spec: str, oid: str) -> bytes | None:
+        """The blob at ``spec`` if it is ``oid`` (waiting for it), handed over once."""
+        if spec not in self.specs:
+            return None
+        with self._done:
+            self._done.wait_for(lambda: spec in self._found or self._finished)
+            got = self._found.pop(spec, None)
+        return got[1] if got is not None and got[0] == oid else None
+
+    def close(self) -> None:
+        self._thread.join()
+        self._found.clear()
+
+
 def committed_size(root: str, rel: str) -> int:
     """The size of ``rel`` (relative to the work tree's ``root``) in HEAD; 0
     when it is not committed or there is no repository."""

@@ -76,6 +76,7 @@ class Judge(Objects):
 
     def run(self, steps: Sequence[Step]) -> list[Judged]:
         out, steps = without_line_breaks(steps)
+        self.read_ahead(steps)
         # one look-up of what every step needs whatever its manifests declare
         # (AGENT.md among it); a second only for the logs a manifest adds,
         # usually none, and then no process at all
@@ -387,7 +388,10 @@ def judge(
         return []
     with git.BlobReader(repo) as reader:
         judge_ = Judge(repo, policy or policy_of(repo), reader, info)
-        found = judge_.run(steps)
+        try:
+            found = judge_.run(steps)
+        finally:
+            judge_.close()
         if not found:
             judge_.save_contexts(judge_.log_blobs(steps[-1].name))
         if judge_.no_run_end is not None and judge_.git_dir:

@@ -108,6 +108,7 @@ class Objects:
         self.uses: dict[str, int] = {}
         self.packs: dict[str | None, list[Pack]] = {None: []}
         self.locations: dict[str | None, Locations] = {None: DEFAULTS}
+        self.ahead: git.ReadAhead | None = None
 
     # -- reading -------------------------------------------------------------------
 
@@ -136,12 +137,46 @@ class Objects:
         _, _, body = raw.partition(b"\n\n")
         return body.decode("utf-8", "replace")
 
+    def read_ahead(self, steps: Sequence[Step]) -> None:
+        """For a walk of many commits, start reading the newest version of
+        each file that may be append-only (a default location, or any
+        ``.jsonl`` a manifest may declare) in a second ``cat-file``, before
+        the look-ups: :meth:`_prepare_anchors` needs them first, and
+        inflating them is most of git's time in a long push."""
+        if len(steps) < 8 or any(not s.name for s in steps):
+            return
+        last: dict[str, str] = {}
+        for step in steps:
+            for path in step.paths:
+                if DEFAULTS.append_only(path) or path.endswith(".jsonl"):
+                    last[path] = step.name
+        logs_first = sorted(last, key=lambda p: (p not in DEFAULTS.logs, p))
+        if logs_first:
+            self.ahead = git.ReadAhead(self.repo, [spec(last[p], p) for p in logs_first])
+
+    def close(self) -> None:
+        """Wait for a read ahead (its thread and process) to end."""
+        if self.ahead is not None:
+            self.ahead.close()
+            self.ahead = None
+
     def read(self, oid: str) -> bytes:
         data = self.blobs.get(oid)
         if data is None:
-            data = self.reader.read(oid)
+            data = self._read_ahead(oid)
+            if data is None:
+                data = self.reader.read(oid)
             self.blobs[oid] = data
         return data
+
+    def _read_ahead(self, oid: str) -> bytes | None:
+        if self.ahead is None:
+            return None
+        for name in self.ahead.specs:
+            blob = self.info.get(name)
+            if blob is not None and blob.oid == oid:
+                return self.ahead.take(name, oid)
+        return None
 
     def _lookup(self, specs: set[str]) -> None:
         todo = sorted(s for s in specs if s not in self.info)
@@ -209,30 +244,40 @@ class Objects:
                     self.uses[parent.oid] = self.uses.get(parent.oid, 0) + 1
         work: list[tuple[int, Anchors, Blob, str]] = []
         for path, blobs in versions.items():
-            # bytes only: every appended line's UTF-8 is judged by check_lines
+            # bytes only: every appended line's UTF-8 is judged by check_lines,
+            # so the newest version is its own anchor before it is read
             anchors = self.anchors[path] = Anchors(self.read, self.hash_name, lossy_utf8=False)
-            first = anchors.anchor(blobs[-1])
-            if first is not None and len(blobs) >= 8:
-                work += [(n, anchors, b, first) for n, b in enumerate(blobs)]
+            if len(blobs) >= 8:
+                work += [(n, anchors, b, blobs[-1].oid) for n, b in enumerate(blobs)]
+        # the deltas need no bytes: read while the newest versions arrive
+        pairs = self._delta_pairs(work) if work else {}
+        for path, blobs in versions.items():
+            if self.anchors[path].anchor(blobs[-1]) != blobs[-1].oid:
+                work = [w for w in work if w[1] is not self.anchors[path]]
         if work:
-            self._proven_by_deltas(work)
+            by_path: dict[Anchors, tuple[str, list[Blob]]] = {}
+            for _, anchors, blob, first in work:
+                by_path.setdefault(anchors, (first, []))[1].append(blob)
+            for anchors, (first, blobs) in by_path.items():
+                anchors.take_chains(pairs.get(anchors, {}), first, blobs)
             work = [w for w in work if w[2].oid not in w[1].prefix_of]
         # hashed while the steps are judged, in the order they need them
         work.sort(key=lambda w: w[0])
         test_in_background((anchors, blob, first) for _, anchors, blob, first in work)
 
-    def _proven_by_deltas(self, work: Sequence[tuple[int, Anchors, Blob, str]]) -> None:
-        """Versions the pushed pack's deltas show to be prefixes of the newest
-        need no hashing (:mod:`git_gasp.git.packs`, :meth:`Anchors.take_chains`)."""
+    def _delta_pairs(
+        self, work: Sequence[tuple[int, Anchors, Blob, str]]
+    ) -> dict[Anchors, dict[str, set[str]]]:
+        """Per path, which versions the pushed pack's deltas show to be
+        prefixes of which (:mod:`git_gasp.git.packs`): those tied to the
+        newest need no hashing (:meth:`Anchors.take_chains`)."""
         from git_gasp.git.packs import prefix_pairs, received_packs
 
-        by_path: dict[Anchors, tuple[str, list[Blob]]] = {}
+        oids: dict[Anchors, list[str]] = {}
         for _, anchors, blob, first in work:
-            by_path.setdefault(anchors, (first, []))[1].append(blob)
+            oids.setdefault(anchors, [first]).append(blob.oid)
         with received_packs(self.hash_name) as packs:
-            for anchors, (first, blobs) in by_path.items() if packs else ():
-                pairs = prefix_pairs(packs, [first, *(b.oid for b in blobs)])
-                anchors.take_chains(pairs, first, blobs)
+            return {a: prefix_pairs(packs, found) for a, found in oids.items()} if packs else {}
 
     def _mainline(self, step: Step) -> str | None:
         """The parent a change is judged against for identity: the first that
