@@ -55,6 +55,7 @@ from git_gasp.git.objects import (
     committed_size,
     committed_sizes,
     grep_tree,
+    lines_holding,
     object_info,
 )
 from git_gasp.git.paths import (
@@ -110,6 +111,7 @@ __all__ = [
     "head_and_merging",
     "import_problem",
     "index_entries",
+    "lines_holding",
     "messages_of",
     "new_commits",
     "note_blob",

@@ -5,6 +5,8 @@ searching a tree's contents."""
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
@@ -234,3 +236,28 @@ def grep_tree(path: str, rev: str, needles: Sequence[str]) -> list[str]:
     prefix = f"{rev}:"
     names = got.out.decode("utf-8", "surrogateescape").split("\0")
     return [n[len(prefix) :] if n.startswith(prefix) else n for n in names if n]
+
+
+def lines_holding(
+    path: str, rev: str, paths: Sequence[str], needles: Sequence[str]
+) -> dict[str, set[int]]:
+    """Per file of ``paths`` (from the top) in tree ``rev``, the indexes (from
+    0) of its lines, split on ``\\n``, that hold one of ``needles`` with ASCII
+    letters in either case, byte for byte (``LC_ALL=C``): one ``git grep``."""
+    either = "|".join(re.sub(r"([\\.\[\]()*+?{}|^$])", r"\\\1", n) for n in needles)
+    args = ["grep", "--no-color", "--text", "--ignore-case", "--extended-regexp"]
+    args += ["--line-number", "--null", "--only-matching", "--no-column", "--full-name"]
+    args += ["-e", either, rev, "--", *(f":(top,literal){p}" for p in paths)]
+    got = attempt(path, args, env={**os.environ, "LC_ALL": "C"})
+    if got.code not in (0, 1):
+        raise GitError(got.err.decode("utf-8", "replace").strip() or "git grep failed")
+    found: dict[str, set[int]] = {p: set() for p in paths}
+    for record in got.out.split(b"\n") if got.code == 0 else ():
+        if not record:
+            continue
+        parts = record.split(b"\0", 2)  # <rev>:<path> NUL <line> NUL <what matched>
+        where = parts[0].decode("utf-8", "surrogateescape").removeprefix(f"{rev}:")
+        if len(parts) != 3 or where not in found or not parts[1].isdigit():
+            raise GitError(f"git grep answered what was not asked: {record[:80]!r}")
+        found[where].add(int(parts[1]) - 1)
+    return found

@@ -26,11 +26,13 @@ from typing import NamedTuple
 
 from git_gasp import git
 from git_gasp.core.appendonly import Anchors, Blob, test_in_background
+from git_gasp.core.change import check_lines
 from git_gasp.core.event import Event
-from git_gasp.core.finding import Step
+from git_gasp.core.finding import Finding, Step
 from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of
 from git_gasp.core.pack import Pack, PackError, parse_pack
+from git_gasp.hooks.ahead import Ahead, ahead_of
 from git_gasp.hooks.contextcache import load_context, save_context
 
 JOURNALS = ("journal/JOURNAL.md", "JOURNAL.md")
@@ -108,7 +110,7 @@ class Objects:
         self.uses: dict[str, int] = {}
         self.packs: dict[str | None, list[Pack]] = {None: []}
         self.locations: dict[str | None, Locations] = {None: DEFAULTS}
-        self.ahead: git.ReadAhead | None = None
+        self.ahead: Ahead | None = None
 
     # -- reading -------------------------------------------------------------------
 
@@ -138,24 +140,10 @@ class Objects:
         return body.decode("utf-8", "replace")
 
     def read_ahead(self, steps: Sequence[Step]) -> None:
-        """For a walk of many commits, start reading the newest version of
-        each file that may be append-only (a default location, or any
-        ``.jsonl`` a manifest may declare) in a second ``cat-file``, before
-        the look-ups: :meth:`_prepare_anchors` needs them first, and
-        inflating them is most of git's time in a long push."""
-        if len(steps) < 8 or any(not s.name for s in steps):
-            return
-        last: dict[str, str] = {}
-        for step in steps:
-            for path in step.paths:
-                if DEFAULTS.append_only(path) or path.endswith(".jsonl"):
-                    last[path] = step.name
-        logs_first = sorted(last, key=lambda p: (p not in DEFAULTS.logs, p))
-        if logs_first:
-            self.ahead = git.ReadAhead(self.repo, [spec(last[p], p) for p in logs_first])
+        """Start the reads ahead of a long walk (:func:`git_gasp.hooks.ahead.ahead_of`)."""
+        self.ahead = ahead_of(self.repo, steps, DEFAULTS.append_only, DEFAULTS.logs)
 
     def close(self) -> None:
-        """Wait for a read ahead (its thread and process) to end."""
         if self.ahead is not None:
             self.ahead.close()
             self.ahead = None
@@ -163,20 +151,20 @@ class Objects:
     def read(self, oid: str) -> bytes:
         data = self.blobs.get(oid)
         if data is None:
-            data = self._read_ahead(oid)
+            data = self.ahead.read(self.info, oid) if self.ahead is not None else None
             if data is None:
                 data = self.reader.read(oid)
             self.blobs[oid] = data
         return data
 
-    def _read_ahead(self, oid: str) -> bytes | None:
-        if self.ahead is None:
-            return None
-        for name in self.ahead.specs:
-            blob = self.info.get(name)
-            if blob is not None and blob.oid == oid:
-                return self.ahead.take(name, oid)
-        return None
+    def appended_lines(
+        self, path: str, child: Blob, chunk: bytes, first: int, max_line_bytes: int, jsonl: bool
+    ) -> list[Finding]:
+        """:func:`check_lines` of ``chunk``, appended in ``child``, screened for
+        credentials from the read ahead when it can be (:meth:`Ahead.scan`)."""
+        ahead = self.ahead
+        scan = ahead.scan(self.info, self.anchors.get(path), path, child, chunk) if ahead else None
+        return check_lines(path, chunk, first, max_line_bytes, jsonl, scan)
 
     def _lookup(self, specs: set[str]) -> None:
         todo = sorted(s for s in specs if s not in self.info)
