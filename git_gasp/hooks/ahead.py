@@ -1,15 +1,14 @@
 """What a walk of many commits (a long push) reads ahead in second
 processes while the hook's own thread looks objects up and judges: the
 newest version of each file that may be append-only (a default location, or
-any ``.jsonl`` a manifest may declare; :class:`git_gasp.git.ReadAhead`), and
+any ``.jsonl`` a manifest may declare; :class:`git_gasp.git.ReadAhead`), then
 the lines of those versions that hold a trigger of the secret screen (one
-``git grep``; :mod:`git_gasp.core.secretscreen`). Both only change when
-bytes arrive, never a verdict: what they do not have, the caller reads or
-screens itself."""
+``git grep --no-index`` over copies of them, :func:`git_gasp.git.lines_holding`;
+:mod:`git_gasp.core.secretscreen`). Both only change when bytes arrive, never
+a verdict: what they do not have, the caller reads or screens itself."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from git_gasp import git
@@ -28,21 +27,9 @@ class Ahead:
         """``newest``: per path, the commit of its newest version, in the
         order to read them."""
         self.newest = newest
-        self.reads = git.ReadAhead(repo, [f"{rev}:{path}" for path, rev in newest.items()])
-        by_rev: dict[str, list[str]] = {}
-        for path, rev in newest.items():
-            by_rev.setdefault(rev, []).append(path)
-        self._flagged: dict[str, dict[str, set[int]] | None] = {}  # by commit
-        self._grep = threading.Thread(target=self._lines, args=(repo, by_rev), daemon=True)
-        self._grep.start()
+        specs = [f"{rev}:{path}" for path, rev in newest.items()]
+        self.reads = git.ReadAhead(repo, specs, SCREEN_TRIGGERS)
         self._screens: dict[str, Screened | None] = {}  # by the newest version's blob id
-
-    def _lines(self, repo: str, by_rev: Mapping[str, Sequence[str]]) -> None:
-        for rev, paths in by_rev.items():
-            try:
-                self._flagged[rev] = git.lines_holding(repo, rev, paths, SCREEN_TRIGGERS)
-            except git.GitError:
-                self._flagged[rev] = None  # screened as text, chunk by chunk
 
     def read(self, info: Info, oid: str) -> bytes | None:
         """Blob ``oid`` if it was read ahead (handed over once), else None."""
@@ -71,18 +58,16 @@ class Ahead:
         return screen.lines(start, end)
 
     def _screen(self, info: Info, path: str, anchor: str, data: bytes) -> Screened | None:
-        rev = self.newest.get(path)
-        blob = info.get(f"{rev}:{path}") if rev is not None else None
-        if rev is None or blob is None or blob.oid != anchor or not screenable(data):
+        name = f"{self.newest.get(path)}:{path}"
+        blob = info.get(name)
+        if path not in self.newest or blob is None or blob.oid != anchor or not screenable(data):
             return None
-        self._grep.join()
-        flagged = self._flagged.get(rev)
-        return Screened.of(data, flagged[path]) if flagged and path in flagged else None
+        flagged = self.reads.lines(name, anchor)
+        return Screened.of(data, flagged) if flagged is not None else None
 
     def close(self) -> None:
-        """Wait for the thread and processes to end."""
+        """Wait for the thread and its processes to end."""
         self.reads.close()
-        self._grep.join()
 
 
 def ahead_of(
