@@ -186,7 +186,7 @@ def _result(
 
 def import_actor(root: str, agent_name: str) -> Actor:
     """The actor of imported events: the agent repository's own agent."""
-    from git_gasp.agent.eventlog import agent_id_of
+    from git_gasp.agent.ids import agent_id_of
 
     return Actor("agent", agent_id_of(root) or agent_name)
 
