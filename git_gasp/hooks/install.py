@@ -166,7 +166,7 @@ _NOTHING_TO_DO = {
     ],
     "post-receive": [
         "# nothing to record unless pre-receive let a bypass through (git-gasp-hooks(1))",
-        "if common=$(git rev-parse --git-common-dir 2>/dev/null) && [ -n \"$common\" ]; then",
+        'if common=$(git rev-parse --git-common-dir 2>/dev/null) && [ -n "$common" ]; then',
         "  idle=yes",
         f'  for f in "$common/gasp/{PENDING}"/* "$common/gasp/{PENDING}"/.*; do',
         '    case ${f##*/} in .|..) ;; *) [ -e "$f" ] && idle= ;; esac',
