@@ -14,6 +14,16 @@ interpreter. The median of ``--rounds`` rounds, each on fresh repositories;
 the sessions of the usage row are imported into a repository of their own.
 The package's bytecode is compiled first, as an installed package's is.
 Prints the table; asserts nothing (STYLE 13).
+
+Two transcripts of 10,000 lines. The dense one: turns of 4 lines (a prompt,
+a tool call, its result, a reply), every line projected into an event pair:
+25,002 events, a 16 MB log, the worst case per line. The real-shaped one:
+turns as Claude Code 2.1 writes them (adapters.md §2.3): the prompt, its
+``file-history-snapshot``, the response one line per content block (empty
+thinking with its signature, text, a tool call: Bash, Read or Edit), the
+tool's result (a Read returns 60 numbered lines), the closing text and the
+``system``/``turn_duration`` line: 8 lines, of which 3 are meta or share a
+message id.
 """
 
 from __future__ import annotations
@@ -76,6 +86,66 @@ def _grow(m: T.Claude, turns: int) -> None:
         m.assistant(f"msg_{n}b", [{"type": "text", "text": f"passed {i}"}], T.usage(10, 5))
 
 
+#: the text of a source file a Read returns (numbered lines, as Claude Code shows them)
+_SOURCE = "".join(
+    f"{n:>6}\u2192    value = compute(item, {n}) if item else default_for({n})\n" for n in range(60)
+)
+
+
+def _real_turn(m: T.Claude, i: int, tool: bool = True) -> None:
+    """One turn shaped as Claude Code 2.1 writes it (adapters.md §2.3): the
+    prompt, its file-history snapshot, the response one line per content
+    block (empty thinking with its signature, text, a tool call), the tool's
+    result, the closing text, and the turn's duration. 8 lines; 4 without a
+    tool (prompt, snapshot, text, duration)."""
+    prompt = m.user(f"step {i}: " + "please look at the failing case and fix it " * (2 + i % 6))
+    m.lines.append(
+        json.dumps(
+            {
+                "type": "file-history-snapshot",
+                "messageId": prompt["uuid"],
+                "snapshot": {"messageId": prompt["uuid"], "trackedFileBackups": {}},
+                "isSnapshotUpdate": False,
+            }
+        )
+        + "\n"
+    )
+    usage = T.usage(3 + i % 7, 120 + i % 90, 0 if i % 9 else 4000, 18000 + 40 * i)
+    text = {"type": "text", "text": "I will check the module first. " * (3 + i % 5)}
+    if not tool:
+        m.assistant(f"msg_r{i}", [text], usage)
+    else:
+        call = f"toolu_r{i}"
+        kind = i % 3
+        if kind == 0:
+            inputs: dict[str, Any] = {"command": "pytest -q tests/test_app.py"}
+            name, result = "Bash", "." * 40 + f"\n{12 + i % 5} passed in 0.{i % 9}s"
+        elif kind == 1:
+            inputs, name, result = {"file_path": f"/srv/app/mod{i % 40}.py"}, "Read", _SOURCE
+        else:
+            inputs = {"file_path": f"/srv/app/mod{i % 40}.py", "old_string": "x = 1" * 20}
+            inputs["new_string"] = "x = 2" * 20
+            name, result = "Edit", f"The file /srv/app/mod{i % 40}.py has been updated."
+        thinking = {"type": "thinking", "thinking": "", "signature": "RXF1aXZhbGVudA" * 24}
+        use = {"type": "tool_use", "id": call, "name": name, "input": inputs}
+        m.assistant(f"msg_r{i}", [thinking, text, use], usage, stop="tool_use")
+        m.tool_result(call, result)
+        m.assistant(f"msg_r{i}b", [{"type": "text", "text": f"Done: step {i}. " * 12}], usage)
+    m.add(m._base("system", subtype="turn_duration", isMeta=False))
+
+
+def _grow_real(m: T.Claude, lines: int) -> None:
+    """Real-shaped turns until ``lines`` more lines (a multiple of 4)."""
+    target = len(m.lines) + lines
+    i = len(m.lines)
+    while len(m.lines) + 8 <= target:
+        _real_turn(m, i)
+        i += 1
+    while len(m.lines) < target:
+        _real_turn(m, i, tool=False)
+        i += 1
+
+
 def one_round(tmp: str, sessions: int) -> dict[str, tuple[float, float]]:
     out: dict[str, tuple[float, float]] = {}
     repo = os.path.join(tmp, "agent")
@@ -94,6 +164,18 @@ def one_round(tmp: str, sessions: int) -> dict[str, tuple[float, float]]:
         fh.write(m.text())
     out["re-import"] = _gasp("import", "claude-code", path, "--repo", repo)
     out["check"] = _gasp("check", repo)
+    real_repo = os.path.join(tmp, "real-agent")  # the real-shaped transcript, in its own
+    _gasp("init", real_repo, "--agent-id", "bench-real")
+    real = T.Claude("2.1.173", session="66660000-0000-4000-8000-00000000000b")
+    _grow_real(real, 10_000)
+    real_path = os.path.join(tmp, f"{real.session}.jsonl")
+    with open(real_path, "w") as fh:
+        fh.write(real.text())
+    out["import real"] = _gasp("import", "claude-code", real_path, "--repo", real_repo)
+    _grow_real(real, 100)
+    with open(real_path, "w") as fh:
+        fh.write(real.text())
+    out["re-import real"] = _gasp("import", "claude-code", real_path, "--repo", real_repo)
     if sessions:  # a repository of their own, as one per project would be
         repo = os.path.join(tmp, "many-agent")
         _gasp("init", repo, "--agent-id", "bench-many")
@@ -112,6 +194,8 @@ def one_round(tmp: str, sessions: int) -> dict[str, tuple[float, float]]:
 ROWS = (
     ("import", "import of a 10,000-line Claude Code transcript", 1.0),
     ("re-import", "re-import after it grew by 100 lines", 0.3),
+    ("import real", "the same, real-shaped (2.1 turns of 8 lines)", 1.0),
+    ("re-import real", "its re-import after 100 more lines", 0.3),
     ("usage", "usage --by session over the imported sessions", 2.0),
     ("import sessions", "import of the one-turn sessions (a commit each)", None),
     ("check", "check of the repository after the two imports", None),

@@ -3,11 +3,11 @@
 The README showed ``from git_gasp.runs import ...``; those imports keep working.
 """
 
-from git_gasp.agent.runs import (
-    Closed as Closed,
+from git_gasp.agent.closestore import (
+    Committed as Committed,
 )
 from git_gasp.agent.runs import (
-    Committed as Committed,
+    Closed as Closed,
 )
 from git_gasp.agent.runs import (
     boundary_commit as boundary_commit,

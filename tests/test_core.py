@@ -12,6 +12,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from git_gasp.agent.fixture import fixture_files
 from git_gasp.core.event import (
@@ -57,6 +59,7 @@ from git_gasp.core.ops import (
     parse_ops,
 )
 from git_gasp.core.pack import BASELINE_NODE_KINDS, BASELINE_RELS, PackError, parse_pack, vocabulary
+from git_gasp.core.projections import snapshot_bytes
 
 FIXTURE_BYTES = fixture_files()["state/events.jsonl"]
 FIXTURE_LINES = [line for line in FIXTURE_BYTES.decode("utf-8").split("\n") if line.strip()]
@@ -441,6 +444,45 @@ def test_encode_event_is_dumps_byte_for_byte_and_error_for_error() -> None:
             except (TypeError, ValueError) as exc:
                 snapshot.append((type(exc).__name__, str(exc)))
         assert snapshot[0] == snapshot[1], payload
+
+
+_SNAPSHOT_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _holds_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, list):
+        return any(_holds_float(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_float(v) for v in value.values())
+    return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(graph=_SNAPSHOT_VALUES)
+def test_a_snapshot_is_written_as_the_standard_encoder_writes_it(graph: Any) -> None:
+    """orjson writes the snapshot: the same value as json.dumps writes (keys
+    sorted, compact), and the same bytes unless it holds floats; values
+    orjson refuses (an integer beyond 64 bits, a lone surrogate) go to the
+    standard encoder."""
+    record = {"graph": graph, "integrity": {"event_id": "e", "line_count": 1, "sha256": "0"}}
+    try:
+        standard = encode_sorted(record, allow_nan=True).encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return  # a lone surrogate: neither writes it (nor can a log hold one)
+    written = snapshot_bytes(record)
+    assert json.loads(written) == json.loads(standard)
+    if not _holds_float(graph):
+        assert written == standard
 
 
 def test_dumps_is_compact_and_refuses_nan() -> None:

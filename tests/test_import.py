@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from git_gasp.adapters import claudecode, codex
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
-from git_gasp.adapters.emitting import Resume, redact
+from git_gasp.adapters.emitting import _NAMESPACE, Resume, redact, stable_id
 from git_gasp.adapters.lifting import LiftConfig
 from git_gasp.adapters.lines import Projection, Source
 from git_gasp.cli.root import main
@@ -73,6 +76,18 @@ def test_claude_subagent_nodes_are_contained_in_their_frames() -> None:
         if "CreateRelation" in op and op["CreateRelation"]["rel"] == "contained_in_frame"
     ]
     assert set(contained) == frames and len(contained) == 6  # 2 x (2 model calls, 1 tool call)
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefix=st.sampled_from(["event", "run", "task"]), parts=st.lists(st.text(), max_size=5))
+def test_stable_ids_are_name_based_uuids(prefix: str, parts: list[str]) -> None:
+    """An id is the hex of uuid5 over the parts, spliced without the UUID object."""
+    try:
+        name = chr(0).join(parts).encode("utf-8")
+    except UnicodeEncodeError:
+        return  # a lone surrogate: no transcript's text holds one (it is decoded UTF-8)
+    expected = uuid.uuid5(_NAMESPACE, name.decode("utf-8"))
+    assert stable_id(prefix, *parts) == f"{prefix}_{expected.hex}"
 
 
 def test_claude_ids_are_deterministic_and_reimport_appends_only_new() -> None:

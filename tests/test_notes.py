@@ -362,15 +362,49 @@ def test_concurrent_writers_lose_nothing(repo: Path, monkeypatch: pytest.MonkeyP
     real = gitrepo.write_notes
     raced = []
 
-    def racing(path: str, ref: str, notes: Any, message: str, old: str | None) -> str:
+    def racing(path: str, ref: str, notes: Any, message: str, old: str | None, *ident: Any) -> str:
         if not raced:
             raced.append(1)
             sessionnotes.add_records(path, "HEAD", [NoteRecord("codex:other", "session")])
-        return real(path, ref, notes, message, old)
+        return real(path, ref, notes, message, old, *ident)
 
     monkeypatch.setattr(gitrepo, "write_notes", racing)
     sessionnotes.add_records(str(repo), "HEAD", [NoteRecord("claude:s1", "session")])
     assert {r.session for r in records_of(repo)} == {"claude:s1", "codex:other"}
+
+
+def test_a_note_written_into_a_fanned_out_notes_tree_replaces_the_one_there(
+    repo: Path,
+) -> None:
+    """git notes fans a tree of many notes out into ab/cdef... paths; a note
+    write_notes (git fast-import) sets on a commit noted there replaces that
+    note at its path, never adds a second one at another fanout."""
+
+    def fed(*args: str, text: str) -> str:
+        cmd = ["git", "-C", str(repo), *args]
+        done = subprocess.run(cmd, input=text.encode(), capture_output=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.decode()
+
+    stream = "".join(
+        f"commit refs/heads/many\ncommitter a <a@a> {1700000000 + i} +0000\ndata 2\n{i % 10}\n\n"
+        for i in range(300)
+    )
+    fed("fast-import", "--quiet", "--date-format=raw", text=stream)
+    commits = git(repo, "rev-list", "refs/heads/many").split()
+    git(repo, "notes", "--ref", "x", "add", "-m", "first", commits[0])
+    copies = "".join(f"{commits[0]} {c}\n" for c in commits[1:])
+    fed("notes", "--ref", "x", "copy", "--stdin", text=copies)
+    before = git(repo, "ls-tree", "-r", "--name-only", "refs/notes/x").split()
+    assert len(before) == 300 and all("/" in p for p in before)  # fanned out
+    old = git(repo, "rev-parse", "refs/notes/x").strip()
+    gitrepo.write_notes(str(repo), "refs/notes/x", {commits[7]: b"replaced\n"}, "m", old)
+    after = git(repo, "ls-tree", "-r", "--name-only", "refs/notes/x").split()
+    assert len(after) == 300 and all("/" in p for p in after)
+    assert sorted(p.replace("/", "") for p in after) == sorted(commits)
+    assert git(repo, "notes", "--ref", "x", "show", commits[7]) == "replaced\n"
+    assert git(repo, "notes", "--ref", "x", "show", commits[8]) == "first\n"
+    assert git(repo, "log", "-1", "--format=%s%n%P", "refs/notes/x").split() == ["m", old]
 
 
 # -- run records and verify --------------------------------------------------------------

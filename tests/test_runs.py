@@ -273,6 +273,33 @@ def test_snapshot_passes_check_2_and_cadence_is_applied(
     assert code == 2 and "unknown event id" in err
 
 
+def test_a_close_snapshot_remembers_its_prefix_ids_for_a_seeded_open(repo: Path) -> None:
+    """The snapshot a close takes keeps its prefix's event ids in the git dir;
+    a seeded open answers knows() from them as from the prefix's lines, and a
+    damaged or stale file is not used."""
+    from git_gasp.core.log import canonical_ids
+    from git_gasp.store import seeding
+
+    config = repo / ".agent" / "config.toml"
+    config.write_text(config.read_text().replace("snapshot_every = 1000", "snapshot_every = 4"))
+    agent = Agent.open(str(repo), worker="w")
+    agent.start_run("t")
+    agent.record_goal("goal_1", "g")
+    assert close_run(agent, "done").snapshot is not None
+    kept = list((repo / ".git" / "gasp" / seeding.IDS_DIR).iterdir())
+    log = (repo / "state" / "events.jsonl").read_bytes()
+    ids = canonical_ids(log)
+    assert ids is not None and len(kept) == 1
+    seeded = Agent.open(str(repo), worker="w")
+    assert seeded._seed is not None and seeding.seed_ids(seeded._common, seeded._seed) == ids
+    assert all(seeded.knows(i) for i in ids) and not seeded.knows("event_absent")
+    head, _, body = kept[0].read_bytes().partition(b"\n")
+    kept[0].write_bytes(head + b"\n" + body.replace(b"\n", b"\nevent_forged\n", 1))
+    again = Agent.open(str(repo), worker="w")
+    assert again._seed is not None and seeding.seed_ids(again._common, again._seed) is None
+    assert not again.knows("event_forged") and all(again.knows(i) for i in ids)
+
+
 def test_worker_id_is_stable_per_clone(repo: Path) -> None:
     first = Agent.open(str(repo))
     second = Agent.open(str(repo))

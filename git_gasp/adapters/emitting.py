@@ -33,17 +33,18 @@ REDACTED = "[redacted: {}]"
 
 
 _NS = _NAMESPACE.bytes
-_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))  # the variant and version bits
-_SET = (0x8000 << 48) | (5 << 76)  # RFC 4122 variant, version 5
+#: the UUID's variant digit (the 17th hex digit, RFC 4122: binary 10xx) from
+#: the hash's digit there
+_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}
 
 
 def stable_id(prefix: str, *parts: str) -> str:
     """``<prefix>_`` + 32 hex of a name-based UUID over ``parts``: the hex of
-    ``uuid.uuid5(_NAMESPACE, chr(0).join(parts))``, computed without the
-    ``UUID`` object (ids are made for every record of a transcript)."""
-    digest = hashlib.sha1(_NS + chr(0).join(parts).encode("utf-8")).digest()
-    value = int.from_bytes(digest[:16], "big") & _CLEAR | _SET
-    return f"{prefix}_{value:032x}"
+    ``uuid.uuid5(_NAMESPACE, chr(0).join(parts))``, spliced from the SHA-1's
+    hex (version digit 5, the variant's bits) without the ``UUID`` object:
+    ids are made for every record of a transcript."""
+    h = hashlib.sha1(_NS + "\0".join(parts).encode("utf-8")).hexdigest()
+    return prefix + "_" + h[:12] + "5" + h[13:16] + _VARIANT[h[16]] + h[17:32]
 
 
 def redact(text: str) -> str:

@@ -53,6 +53,7 @@ from git_gasp.adapters.lines import Projection, Source, file_cursor
 from git_gasp.agent.api import Agent
 from git_gasp.agent.runs import close_run
 from git_gasp.core.event import Actor, Event
+from git_gasp.core.log import gc_paused
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store.runmarker import OpenRun
 from git_gasp.store.writer import write_atomically
@@ -185,7 +186,7 @@ def _result(
 
 def import_actor(root: str, agent_name: str) -> Actor:
     """The actor of imported events: the agent repository's own agent."""
-    from git_gasp.agent.eventlog import agent_id_of
+    from git_gasp.agent.ids import agent_id_of
 
     return Actor("agent", agent_id_of(root) or agent_name)
 
@@ -295,7 +296,10 @@ def import_all(
     for sid, (sources, projector) in inputs:
         cursor = [file_cursor(s) for s in sources]
         keep_file = sources[0].name if keep and sources else None
-        result = import_session(root, agent_name, sid, projector, cursor, worker, keep_file)
+        # a session's records, events, fold and snapshot are acyclic: the
+        # collector's passes over them would free nothing (~15% of an import)
+        with gc_paused():
+            result = import_session(root, agent_name, sid, projector, cursor, worker, keep_file)
         if result is None:
             out.append({"agent": agent_name, "session": sid, "unchanged": True, "warnings": []})
         else:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from git_gasp.agent.api import SYSTEM, Agent
-    from git_gasp.agent.eventlog import new_id
+    from git_gasp.agent.ids import new_id
     from git_gasp.agent.init import init_repo
     from git_gasp.agent.projecting import add_fact, read_facts, write_snapshot
     from git_gasp.agent.runs import close_run
@@ -33,7 +33,7 @@ __all__ = [
 _HOMES = {
     "SYSTEM": "api",
     "Agent": "api",
-    "new_id": "eventlog",
+    "new_id": "ids",
     "init_repo": "init",
     "add_fact": "projecting",
     "read_facts": "projecting",

@@ -26,7 +26,8 @@ from typing import Any
 
 import git_gasp.agent.validate as validate
 from git_gasp.agent.actorkind import refuse_an_agents_approval
-from git_gasp.agent.eventlog import EventLog, new_id
+from git_gasp.agent.eventlog import EventLog
+from git_gasp.agent.ids import new_id
 from git_gasp.core import payloads as P
 from git_gasp.core import runpayloads
 from git_gasp.core.event import OPS_APPLIED, Actor

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import functools
 import os
-import uuid
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Self
 
 import git_gasp.agent.validate as validate
+from git_gasp.agent.ids import agent_id_of, new_id
 from git_gasp.core import payloads as P
 from git_gasp.core.event import OPS_APPLIED, Actor, Event, EventError, encode_event, parse_event
 from git_gasp.core.fold import Folder
@@ -43,27 +43,6 @@ class Recorded(NamedTuple):
 
     id: str
     event_ids: tuple[str, ...]
-
-
-def new_id(prefix: str) -> str:
-    """A runtime-shaped id: ``<prefix>_`` + 32 lowercase hex (UUID v4, no hyphens)."""
-    return f"{prefix}_{uuid.uuid4().hex}"
-
-
-def agent_id_of(root: str) -> str | None:
-    """``agent_id`` from the first fenced block of AGENT.md, if any."""
-    from git_gasp.core.manifest import first_fenced_block
-
-    try:
-        with open(os.path.join(root, "AGENT.md"), encoding="utf-8") as fh:
-            block = first_fenced_block(fh.read()) or []
-    except (OSError, UnicodeDecodeError):
-        return None
-    for line in block:
-        key, _, value = line.strip().partition(":")
-        if key == "agent_id" and value.strip():
-            return value.strip().strip("'\"")
-    return None
 
 
 class EventLog:
@@ -96,6 +75,7 @@ class EventLog:
         self._events: list[Event] = []  # the log's events in order (since the seed)
         self._seed: seeding.Seed | None = None
         self._prefix_ids: set[str] | None = None  # the seed's prefix's event ids
+        self._common: str | None = None  # the git common dir, when snapshots were looked for
         resumed = self._open_log()
         marker = read_marker(root)
         if self._seed is not None and marker is not None and marker.started_event not in self._ids:
@@ -149,15 +129,29 @@ class EventLog:
         return [e for e in self._events if e.correlation_id == run_id]
 
     def knows(self, ident: str) -> bool:
-        """Whether ``ident`` names a node or an event of the log (seeded: canonical_ids)."""
+        """Whether ``ident`` names a node or an event of the log."""
         if ident in self._folder.nodes or ident in self._ids:
             return True
-        if self._seed is not None and self._prefix_ids is None:
-            self._prefix_ids = canonical_ids(bytes(self._seen[0])) if self._seen else None
-        if self._seed is not None and self._prefix_ids is not None:
-            return ident in self._prefix_ids
+        prefix = self._prefix_known()
+        if prefix is not None:
+            return ident in prefix
         self._full()
         return ident in self._ids
+
+    def _prefix_known(self) -> set[str] | None:
+        """The event ids of the seed's prefix: as remembered with the seed, else
+        read from its lines (``canonical_ids``); None unseeded or when only a
+        parse would say."""
+        if self._seed is not None and self._prefix_ids is None and self._seen:
+            kept = seeding.seed_ids(self._common, self._seed)
+            self._prefix_ids = kept if kept is not None else canonical_ids(bytes(self._seen[0]))
+        return self._prefix_ids if self._seed is not None else None
+
+    def event_ids(self) -> set[str] | None:
+        """Every event id of the log as last read; None when a seed's prefix
+        would need a parse to say."""
+        prefix = self._prefix_known() if self._seed is not None else set()
+        return None if prefix is None else prefix | self._ids.keys()
 
     def names_node(self, ident: str) -> bool:
         """Whether ``ident`` is a node, or a run a ``run.started`` names (a run
@@ -194,9 +188,9 @@ class EventLog:
         """Fold the log, from a verified snapshot when there is one; the run
         the log resumes (parsing the snapshot's prefix only as needed)."""
         data = self._read_all()
-        common = None
+        common = self._common = None
         if os.path.isdir(os.path.join(self.root, "snapshots")):
-            common = seeding.common_dir(self.root)
+            common = self._common = seeding.common_dir(self.root)
         verified = seeding.verified_digests(common)
         found = seeding.choose(self.root, data, verified, seeding.load_graph) if common else None
         seed, graph = found or (None, None)

@@ -9,11 +9,10 @@ import shutil
 import git_gasp.agent.validate as validate
 from git_gasp import git
 from git_gasp.agent.api import Agent
-from git_gasp.agent.eventlog import new_id
-from git_gasp.core.event import encode_sorted
+from git_gasp.agent.ids import new_id
 from git_gasp.core.executorconfig import parse_toml
 from git_gasp.core.fold import fold
-from git_gasp.core.log import describe_error, parse_log
+from git_gasp.core.log import describe_error, gc_paused, parse_log
 from git_gasp.core.projections import (
     MEMORY_MARKER,
     Fact,
@@ -24,6 +23,7 @@ from git_gasp.core.projections import (
     line_count_through,
     parse_facts,
     seal_matches,
+    snapshot_bytes,
     snapshot_dir_name,
     snapshot_record,
 )
@@ -304,10 +304,9 @@ def write_snapshot(root: str, at: str | None = None, agent: Agent | None = None)
     """Write ``snapshots/<event-id>/graph.json`` for the log (through ``at``).
 
     With ``agent`` (a close, under the run lock), when the file holds exactly
-    the bytes the agent last read or appended, the snapshot is the agent's
-    own fold of them (no second parse and fold), and it is remembered as
-    verified in this clone: it was made from the fold it records, so the next
-    open seeds from it without folding its prefix again."""
+    the bytes the agent last read or appended, the snapshot is the agent's own
+    fold of them, remembered as verified in this clone with its prefix's event
+    ids: the next open seeds from it without folding or reading the prefix."""
     if at is None and agent is not None:
         data = agent.log_bytes()
         if _file_is(os.path.join(root, "state", "events.jsonl"), data):
@@ -341,8 +340,7 @@ def write_snapshot(root: str, at: str | None = None, agent: Agent | None = None)
     last = events[-1].id
     record = snapshot_record(data, graph, last, line_count_through(data, len(events)))
     rel = f"snapshots/{snapshot_dir_name(last)}/graph.json"
-    text = encode_sorted(record, allow_nan=True)  # json.dumps, sorted, compact
-    writer.write_atomically(os.path.join(root, rel), text.encode("utf-8") + b"\n")
+    writer.write_atomically(os.path.join(root, rel), snapshot_bytes(record))
     return rel
 
 
@@ -368,14 +366,16 @@ def _snapshot_of(root: str, data: bytes, agent: Agent) -> str:
         total = sum(1 for raw in data.split(b"\n") if raw.strip())
         through = line_count_through(data, total)
     last = events[-1].id
-    record = snapshot_record(data, agent.graph, last, through)
+    with gc_paused():  # the graph's value: tens of thousands of acyclic dicts
+        record = snapshot_record(data, agent.graph, last, through)
     rel = f"snapshots/{snapshot_dir_name(last)}/graph.json"
-    text = encode_sorted(record, allow_nan=True)  # json.dumps, sorted, compact
-    raw = text.encode("utf-8") + b"\n"
+    raw = snapshot_bytes(record)
     writer.write_atomically(os.path.join(root, rel), raw)
     offset = len(data)
     seed = seeding.Seed(rel, "", offset, total, last, os.path.join(root, rel), True, raw)
-    seeding.remember(seeding.common_dir(root), seed)
+    seeding.remember(common := seeding.common_dir(root), seed)
+    if (ids := agent.event_ids()) is not None and len(ids) == total:  # no id twice
+        seeding.remember_ids(common, seed, ids)
     return rel
 
 

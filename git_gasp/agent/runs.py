@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import os
 import shlex
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import git_gasp.agent.closeretry as closeretry
@@ -28,9 +27,9 @@ import git_gasp.agent.projecting as projecting
 import git_gasp.agent.validate as validate
 from git_gasp import git
 from git_gasp.agent.api import Agent
-from git_gasp.core.appendonly import Blob, check_worktree
+from git_gasp.agent.closestore import committed_lines, store_soon
 from git_gasp.errors import FINDINGS, USAGE, GaspError
-from git_gasp.store.looseobjects import LooseStore, loose_store, store_appended
+from git_gasp.store.looseobjects import loose_store
 from git_gasp.store.runmarker import run_lock
 from git_gasp.store.worktree import EVENTS_PATH
 
@@ -240,13 +239,13 @@ def _close_open_run(
     message = commit_message(run.run_id, goal_id, outcome, sessions)  # validate before writing
     validate.utf8("the outcome, goal or session", message)
     _check_paths(agent.root, paths)
-    committed = _check_committed_lines(agent.root)
+    committed = committed_lines(agent.root)
     agent.lease.acquire()
     agent.finish_run(outcome)
     faults.point("close:finished")
     # the log is final now: it is stored while the projections are written
     where = loose_store(agent.root, committed.info) if committed and committed.starts else None
-    stored = _store_soon(agent, committed, where, [EVENTS_PATH])
+    stored = store_soon(agent, committed, where, [EVENTS_PATH])
     task = projecting.task_of(agent, run.run_id)
     written = [EVENTS_PATH, projecting.FACTS_PATH]
     written.append(projecting.append_journal(agent, run.run_id, goal_id, outcome, task))
@@ -259,8 +258,8 @@ def _close_open_run(
         snapshot = projecting.write_snapshot(agent.root, agent=agent)
     if os.path.isdir(os.path.join(agent.root, "snapshots")):
         written.append("snapshots")  # with any taken during the run
-    stored()
-    _store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH])()
+    log_oid = stored().get(EVENTS_PATH)  # the blob id of the log the agent holds
+    store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH])()
     info = committed.info if committed is not None else None
     faults.point("close:projected")
     commit = boundary_commit(agent.root, message, [*written, *paths], info)
@@ -270,52 +269,23 @@ def _close_open_run(
         locks = closeretry.locks_said(agent.root, [*written, *paths]) if commit else None
     faults.point("close:committed")
     agent.forget_run()
-    note = _write_note(agent, commit, run.run_id, sessions) if commit and sessions else None
+    note = None
+    if commit and sessions:
+        note = _write_note(agent, commit, run.run_id, sessions, log_oid)
     size = os.path.getsize(os.path.join(agent.root, snapshot)) if snapshot else None
     projections = (projecting.JOURNAL_PATH, *([projecting.MEMORY_PATH] if ours else []))
     kept = () if ours else (projecting.MEMORY_PATH,)
     return Closed(run.run_id, commit, snapshot, note, projections, kept, size, locks=locks)
 
 
-def _store_soon(
-    agent: Agent,
-    committed: Committed | None,
-    where: LooseStore | None,
-    files: Sequence[str],
-) -> Callable[[], None]:
-    """Store ``files``' blobs (see :mod:`git_gasp.store.looseobjects`) in a thread
-    (hashing and zlib release the GIL); call the result to wait for them.
-
-    git commit then finds them stored, compressed by their appends. The
-    agent's view of the log is the file unless another writer changed it; a
-    blob whose bytes are not the file's is named by its own bytes all the
-    same, and git stores the file's blob itself."""
-    starts = committed.starts if committed is not None else {}
-    todo = [rel for rel in files if rel in starts]
-    if committed is None or where is None or not todo:
-        return lambda: None
-    jobs = [
-        (rel, agent.log_bytes() if rel == EVENTS_PATH else _read(os.path.join(agent.root, rel)))
-        for rel in todo
-    ]
-
-    def work() -> None:
-        for rel, data in jobs:
-            try:
-                store_appended(where, committed.info.prefix + rel, data, starts[rel])
-            except Exception:  # an optimisation: git stores the blob itself
-                continue
-
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-    return thread.join
-
-
-def _write_note(agent: Agent, commit: str, run_id: str, sessions: Sequence[str]) -> str:
+def _write_note(
+    agent: Agent, commit: str, run_id: str, sessions: Sequence[str], log_oid: str | None
+) -> str:
     """The boundary commit's note under refs/notes/agent-sessions (the sessions,
     the run with its events and the digest of the log the agent holds when it
     is the committed blob, the stored transcript); a failure is reported, not
-    raised, the commit being made (``git gasp notes add`` can write it later)."""
+    raised, the commit being made (``git gasp notes add`` can write it later).
+    ``log_oid``: the blob id of the log the agent holds, when it was stored."""
     from git_gasp.sessions import notes as sessionnotes
 
     root, transcripts = agent.root, []
@@ -323,7 +293,7 @@ def _write_note(agent: Agent, commit: str, run_id: str, sessions: Sequence[str])
     if os.path.isfile(os.path.join(root, stored)):
         digest, size = sessionnotes.digest_file(os.path.join(root, stored))
         transcripts.append((stored, digest, size))
-    args = (root, commit, run_id, sessions, None, None, transcripts, agent.log_bytes())
+    args = (root, commit, run_id, sessions, None, None, transcripts, agent.log_bytes(), log_oid)
     try:
         records = sessionnotes.run_records(*args)
         sessionnotes.add_records(root, commit, records)
@@ -352,46 +322,3 @@ def _check_paths(root: str, paths: Sequence[str]) -> None:
             )
         if not os.path.lexists(os.path.join(root, path)) and not git.tracked(root, [path]):
             raise GaspError(f"{path}: no such file", "check the path", USAGE)
-
-
-class Committed(NamedTuple):
-    info: git.RepoInfo
-    # files that begin with exactly their committed blob, and the bytes hashed to it
-    starts: dict[str, tuple[Blob, bytes]]
-
-
-def _check_committed_lines(root: str) -> Committed | None:
-    """Refuse to commit an append-only file whose committed lines were edited,
-    as the files are on disk now. What was checked, or None before the first
-    commit."""
-    tip = git.head(root)
-    if tip is None:
-        return None
-    info = git.repo_info(root)
-    files = (EVENTS_PATH, projecting.FACTS_PATH, projecting.JOURNAL_PATH)
-    blobs = git.blobs_at(root, [f"{tip}:{info.prefix}{f}" for f in files])
-    starts = {}
-    with git.BlobReader(root) as reader:
-        for rel, blob in zip(files, blobs, strict=True):
-            if blob is None:
-                continue
-            on_disk = _read(os.path.join(root, rel))
-            fmt = info.object_format
-            checked = check_worktree(rel, blob, on_disk, reader.read, fmt, appended_only=True)
-            if checked.problem is not None:
-                raise GaspError(
-                    f"{checked.problem}: refusing to commit it",
-                    f"restore the committed lines (git diff {rel}) and keep only appended ones",
-                    FINDINGS,
-                )
-            if checked.exact:
-                starts[rel] = (blob, on_disk)
-    return Committed(info, starts)
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return b""

@@ -77,6 +77,7 @@ _ASCII_SPACE = b" \t\n\r\x0b\x0c"
 _ID_START = b'{"id":"'
 _ID_END = b'","schema_version":'
 _LINE_ID = re.compile(rb'\n\{"id":"([^"\\\n]*)","schema_version":')
+_FIRST_ID = re.compile(_LINE_ID.pattern[2:])  # the same at the very start
 
 
 def canonical_ids(data: bytes) -> set[str] | None:
@@ -87,7 +88,9 @@ def canonical_ids(data: bytes) -> set[str] | None:
     then only a parse says. A line that parses holds no second ``id`` (the
     envelope's keys are unique), so its first one is its id."""
     if data.endswith(b"\n"):  # the usual log: every line an event, found in one pass
-        found = _LINE_ID.findall(b"\n" + data)
+        first = _FIRST_ID.match(data)
+        # the first line on its own: prefixing "\n" would copy the whole log
+        found = [first[1], *_LINE_ID.findall(data)] if first else []
         if len(found) == data.count(b"\n"):
             # one decode of them all (an id holds no "\n"), not one an id
             return set(b"\n".join(found).decode("utf-8", "surrogatepass").split("\n"))

@@ -10,9 +10,9 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from git_gasp.core.event import Event
+from git_gasp.core.event import Event, encode_sorted
 from git_gasp.core.graph import Graph, graph_to_value
-from git_gasp.core.jsonvalue import JsonError, loads, loads_canonical
+from git_gasp.core.jsonvalue import JsonError, fast_dumps_sorted, loads, loads_canonical
 from git_gasp.core.log import physical_line_count, physical_prefix
 
 # -- facts (REFERENCE §9.5) -------------------------------------------------------
@@ -163,6 +163,18 @@ def snapshot_record(log: bytes, graph: Graph, event_id: str, line_count: int) ->
             "sha256": hashlib.sha256(physical_prefix(log, line_count)).hexdigest(),
         },
     }
+
+
+def snapshot_bytes(record: dict[str, Any]) -> bytes:
+    """A snapshot's text: compact, keys sorted, by orjson (a 6 MB graph in
+    ~15 ms, the standard encoder ~80 ms). Floats in exponent form come out
+    spelled as serde_json spells them (``1e-7``, the same number): checks
+    compare a snapshot's graph by value, never by its bytes. What orjson
+    refuses (an integer beyond 64 bits) is written by the standard encoder."""
+    raw = fast_dumps_sorted(record)
+    if raw is None:
+        raw = encode_sorted(record, allow_nan=True).encode("utf-8")
+    return raw + b"\n"
 
 
 def line_count_through(log: bytes, events_in_prefix: int) -> int:

@@ -3,7 +3,6 @@ notes by a compare-and-swap ref update."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from git_gasp.git.process import attempt, run
@@ -31,22 +30,40 @@ def note_blob(path: str, ref: str, obj: str) -> str | None:
 
 
 def write_notes(
-    path: str, ref: str, notes: Mapping[str, bytes], message: str, old: str | None
+    path: str,
+    ref: str,
+    notes: Mapping[str, bytes],
+    message: str,
+    old: str | None,
+    ident: str | None = None,
 ) -> str:
-    """One commit on notes ref ``ref`` setting each object's note to exactly
-    the given bytes, with ``message``, moved from ``old`` (None: the ref must
-    not exist) by a compare-and-swap ``update-ref``; GitError if it moved."""
-    tmp = f"refs/notes/gasp-tmp-{os.getpid()}-{os.urandom(4).hex()}"
-    try:
-        if old is not None:
-            run(path, ["update-ref", "--no-deref", tmp, old, ""])
-        for obj, data in notes.items():
-            blob = run(path, ["hash-object", "-w", "--stdin"], stdin=data).decode().strip()
-            run(path, ["notes", "--ref", tmp, "add", "-f", "-C", blob, obj])
-        tree = run(path, ["rev-parse", "--verify", f"{tmp}^{{tree}}"]).decode().strip()
-        parents = ["-p", old] if old is not None else []
-        new = run(path, ["commit-tree", tree, *parents, "-m", message]).decode().strip()
-        run(path, ["update-ref", "-m", message, ref, new, old or ""])
-        return new
-    finally:
-        attempt(path, ["update-ref", "-d", tmp])
+    """One commit on notes ref ``ref`` setting each commit's note to exactly
+    the given bytes (fast-import notes commits only), with ``message``, moved
+    from ``old`` (None: the ref must not exist); GitError if it moved
+    meanwhile. Returns the notes commit.
+
+    One ``git fast-import``: its notemodify command keeps the notes tree's
+    fanout as ``git notes`` does, whatever the fanout ``old`` has, and its
+    ref update is a compare-and-swap of sorts: a new tip that does not contain
+    the ref's value then is refused (no ``--force``), so a writer that moved
+    it meanwhile, or created it, makes this fail (a ref moved back to an
+    ancestor of ``old`` is moved forward again). ``ident`` is the
+    committer (``git var GIT_COMMITTER_IDENT``'s line, read when None); the
+    author is git's author identity, as ``commit-tree`` takes it.
+    Fewer than ``fastimport.unpackLimit`` objects (100) are stored loose."""
+    who = ident if ident is not None else run(path, ["var", "GIT_COMMITTER_IDENT"]).decode()
+    author = run(path, ["var", "GIT_AUTHOR_IDENT"]).decode()  # as commit-tree takes it
+    text = message if message.endswith("\n") else message + "\n"  # as commit-tree -m
+    body = text.encode("utf-8")
+    head = f"commit {ref}\nmark :1\nauthor {author.strip()}\ncommitter {who.strip()}\n"
+    parts = [
+        b"feature notes\nfeature done\n",
+        f"{head}data {len(body)}\n".encode(),
+        body,
+        f"from {old}\n".encode() if old is not None else b"",
+    ]
+    for obj, data in notes.items():
+        parts += [f"N inline {obj}\ndata {len(data)}\n".encode(), data, b"\n"]
+    parts.append(b"\nget-mark :1\ndone\n")
+    out = run(path, ["fast-import", "--quiet", "--date-format=raw"], stdin=b"".join(parts))
+    return out.decode().strip()

@@ -4,13 +4,12 @@ The notes live under ``refs/notes/agent-sessions``, one note per commit, in the
 line format of :mod:`git_gasp.core.notes` (references and ``sha256:`` digests,
 never content). This module reads them, adds records to them and computes the
 records a run's boundary commit gets; :mod:`git_gasp.sessions.verification`
-verifies their digests;
-:mod:`git_gasp.sessions.sync` configures and syncs the ref with a remote.
+verifies their digests; :mod:`git_gasp.sessions.sync` syncs the ref with a remote.
 
 Every write is one notes commit with the user's git identity and a message
-(``gasp: notes for <commit>``), moved onto the ref by a compare-and-swap: a
-concurrent writer makes it re-read and retry, never lose a record. Nothing here
-force-updates a ref another clone can see.
+(``gasp: notes for <commit>``), refused when a concurrent writer moved the ref
+(``git.write_notes``), which makes it re-read and retry, never lose a record.
+Nothing here force-updates a ref another clone can see.
 
 What the digests name:
 
@@ -47,7 +46,7 @@ _IDENTITY_HINT = (
 )
 
 
-def digest_bytes(data: bytes) -> str:
+def digest_bytes(data: bytes) -> str:  # as core.notes names a digest
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
@@ -163,10 +162,13 @@ def commit_id(repo: str, rev: str) -> str:
 # -- writing --------------------------------------------------------------------------
 
 
-def require_identity(repo: str) -> None:
-    """Notes commits carry a real identity: refuse to write without one."""
-    if git.committer_ident(repo) is None:
+def require_identity(repo: str) -> str:
+    """Notes commits carry a real identity: refuse to write without one; the
+    committer line git would write."""
+    ident = git.committer_ident(repo)
+    if ident is None:
         raise GaspError("git has no identity to write the notes commit with", _IDENTITY_HINT)
+    return ident
 
 
 def update_notes(
@@ -174,13 +176,14 @@ def update_notes(
     additions: Mapping[str, bytes],
     message: str,
     warn: Callable[[str], None] | None = None,
+    ident: str | None = None,
 ) -> dict[str, bytes]:
     """Union each commit's note with the lines given (``cat_sort_uniq``) and
     write every change as one notes commit; returns the resulting notes.
 
     A result the format refuses raises :class:`GaspError` (exit 1), or, with
     ``warn``, is reported through it and left out. A concurrent writer makes
-    it re-read and retry (compare-and-swap), so no record is lost.
+    it re-read and retry, so no record is lost. ``ident``: the committer line.
     """
     for _ in range(_CAS_TRIES):
         tip = git.resolve(repo, NOTES_REF)
@@ -201,9 +204,9 @@ def update_notes(
                 changes[commit] = after
         if not changes:
             return result
-        require_identity(repo)
+        ident = ident or require_identity(repo)
         try:
-            git.write_notes(repo, NOTES_REF, changes, message, tip)
+            git.write_notes(repo, NOTES_REF, changes, message, tip, ident)
             return result
         except git.GitError:
             if git.resolve(repo, NOTES_REF) == tip:
@@ -226,21 +229,26 @@ def add_records(
     except ValueError as exc:
         raise GaspError(f"note refused: {exc}", _FORMAT_HINT, FINDINGS) from None
     oid = commit_id(repo, commit)
-    require_identity(repo)
-    return update_notes(repo, {oid: lines}, message or f"gasp: notes for {oid[:12]}")[oid]
+    ident = require_identity(repo)
+    text = message or f"gasp: notes for {oid[:12]}"
+    return update_notes(repo, {oid: lines}, text, None, ident)[oid]
 
 
 # -- the records of a run -------------------------------------------------------------
 
 
-def log_at(repo: str, commit: str, held: bytes | None = None) -> bytes | None:
+def log_at(
+    repo: str, commit: str, held: bytes | None = None, held_oid: str | None = None
+) -> bytes | None:
     """The event log as ``commit`` holds it, or None: ``held`` when those bytes
-    hash to the committed blob's id (nothing is read back), else the blob read."""
+    (blob id ``held_oid``, or hashed) are the committed blob, else the blob read."""
     info = git.object_info(repo, [f"{commit}:{LOG_PATH}"])[0]
     if info is None or info.type != "blob":
         return None
     if held is not None and len(held) == info.size:
-        if blob_id(held, info.size, git.repo_info(repo).object_format) == info.oid:
+        if held_oid is None:
+            held_oid = blob_id(held, info.size, git.repo_info(repo).object_format)
+        if held_oid == info.oid:
             return held
     return _read_blobs(repo, [info.oid])[info.oid]
 
@@ -295,6 +303,7 @@ def run_records(
     log_digest: str | None,
     transcripts: Sequence[tuple[str, str, int]],
     held: bytes | None = None,
+    held_oid: str | None = None,
 ) -> list[NoteRecord]:
     """The records ``git gasp run close`` writes on its boundary commit.
 
@@ -306,13 +315,13 @@ def run_records(
     (a note links a commit to a session; without one there is nothing to write).
     ``held``: the bytes the caller believes the commit's log is (a close holds
     them); used instead of reading the blob back only when their blob id is
-    the committed blob's, so the digest and range are the blob's either way.
+    the committed blob's (``held_oid``), so the digest and range are the blob's.
     """
     sessions = list(dict.fromkeys(sessions))
     if not sessions:
         return []
     if events is None or log_digest is None:
-        log = log_at(repo, commit, held)
+        log = log_at(repo, commit, held, held_oid)
         if log is not None:
             log_digest = log_digest or digest_bytes(log)
             events = events or run_range(log, run_id)

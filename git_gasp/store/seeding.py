@@ -108,6 +108,46 @@ def remember(common_dir: str | None, seed: Seed) -> None:
         pass  # read-only repository: just not remembered
 
 
+#: the event ids of the latest snapshot's prefix this clone wrote (one file,
+#: named by the snapshot's digest): a seeded open asks whether an id is in the
+#: log without reading the prefix's 25,000 lines for their ids
+IDS_DIR = "seed-ids-v1"
+
+
+def remember_ids(common_dir: str | None, seed: Seed, ids: set[str]) -> None:
+    """Keep ``ids``, every event id of ``seed``'s prefix, for :func:`seed_ids`
+    (the only such file: it replaces the one an older snapshot had)."""
+    if common_dir is None or any("\n" in i for i in ids):
+        return
+    digest = seed.digest or hashlib.sha256(seed.raw).hexdigest()
+    where = os.path.join(common_dir, "gasp", IDS_DIR)
+    head = f"gasp-seed-ids/1 {seed.events} {len(ids)}\n"
+    try:
+        writer.write_atomically(os.path.join(where, digest), (head + "\n".join(ids)).encode())
+        for name in os.listdir(where):
+            if name != digest and not name.startswith("."):
+                os.unlink(os.path.join(where, name))
+    except OSError:
+        pass  # read-only repository: just not remembered
+
+
+def seed_ids(common_dir: str | None, seed: Seed) -> set[str] | None:
+    """The event ids of ``seed``'s prefix as :func:`remember_ids` kept them, or
+    None. Named by the snapshot's digest, whose integrity record the prefix
+    was checked against when it seeded, so they are that prefix's ids."""
+    if common_dir is None or not seed.digest:
+        return None
+    try:
+        with open(os.path.join(common_dir, "gasp", IDS_DIR, seed.digest), "rb") as fh:
+            head, _, body = fh.read().partition(b"\n")
+        ids = set(body.decode("utf-8", "surrogatepass").split("\n")) if body else set()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if head != f"gasp-seed-ids/1 {seed.events} {len(ids)}".encode():
+        return None
+    return ids
+
+
 def integrity_at_end(path: str) -> dict[str, object] | None:
     """The integrity record of the graph.json at ``path``, read from its last
     bytes alone (as git-gasp writes it); None for any other layout."""
