@@ -49,11 +49,13 @@ from git_gasp.git.notes import note_blob, notes_list, write_notes
 from git_gasp.git.objects import (
     BlobReader,
     ObjectInfo,
+    ReadAhead,
     blobs_at,
     blobs_of,
     committed_size,
     committed_sizes,
     grep_tree,
+    lines_holding,
     object_info,
 )
 from git_gasp.git.paths import (
@@ -86,6 +88,7 @@ __all__ = [
     "Completed",
     "GitError",
     "ObjectInfo",
+    "ReadAhead",
     "RepoInfo",
     "RepoState",
     "attempt",
@@ -109,6 +112,7 @@ __all__ = [
     "head_and_merging",
     "import_problem",
     "index_entries",
+    "lines_holding",
     "messages_of",
     "new_commits",
     "note_blob",

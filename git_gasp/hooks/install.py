@@ -118,9 +118,9 @@ _NO_GREP_OPTIONS = "unset GREP_OPTIONS"
 #: :data:`~git_gasp.hooks.commitmsg.NO_RUN_END`, keyed by both blob ids);
 #: post-commit re-attaches notes only when HEAD's message holds one of
 #: :data:`~git_gasp.sessions.pushnotes.MARKERS` (case aside); post-receive
-#: records a bypass only when pre-receive left one pending (a file in
-#: ``<git-common-dir>/gasp/`` :data:`~git_gasp.hooks.bypass.PENDING`). Any
-#: doubt (no message file, git or grep failing) runs the hook.
+#: records a bypass only when pre-receive left its record under
+#: ``<git-common-dir>/gasp/bypass-pending/`` (:data:`~git_gasp.hooks.bypass.PENDING`).
+#: Any doubt (no message file, git or grep failing) runs the hook.
 _NOTHING_TO_DO = {
     "prepare-commit-msg": [
         "# nothing to link unless a session is named (git-gasp-hooks(1))",
@@ -165,11 +165,11 @@ _NOTHING_TO_DO = {
         "[ $? -eq 1 ] && exit 0",
     ],
     "post-receive": [
-        "# nothing to record unless pre-receive let a bypass through (git-gasp-hooks(1))",
-        'if common=$(git rev-parse --git-common-dir 2>/dev/null) && [ -n "$common" ]; then',
+        "# nothing to record unless pre-receive left a bypass record (git-gasp-hooks(1))",
+        "if common=$(git rev-parse --git-common-dir 2>/dev/null); then",
         "  idle=yes",
-        f'  for f in "$common/gasp/{PENDING}"/* "$common/gasp/{PENDING}"/.*; do',
-        '    case ${f##*/} in .|..) ;; *) [ -e "$f" ] && idle= ;; esac',
+        f'  for f in "$common/gasp/{PENDING}"/*.json; do',
+        '    [ -e "$f" ] && idle=',
         "  done",
         '  [ -n "$idle" ] && exit 0',
         "fi",
