@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,26 @@ def test_one_tip_under_two_refs_gets_one_record(
         json.loads(x) for x in git(server, "notes", "--ref", REF, "show", tip).splitlines()
     ]
     assert sorted(m["ref"] for m in record["refs"]) == ["refs/agents/backup", "refs/heads/main"]
+
+
+def test_post_receive_starts_python_only_when_a_bypass_waits_to_be_recorded(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the shim's test in sh (install._NOTHING_TO_DO): a push that bypassed
+    # nothing leaves no record for post-receive, so no interpreter starts
+    url, server = edited(work, tmp_path, capsys)
+    git(server, "config", "gasp.bypassAllowed", "ann")
+    started = tmp_path / "started"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {started}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    shim = server / "hooks" / "post-receive"
+    shim.write_text(shim.read_text().replace(sys.executable, str(wrapper)))
+    git(work, "branch", "clean", "HEAD~1")
+    assert push(work, url, "clean:refs/heads/clean").returncode == 0
+    assert not started.exists()
+    result = push_env(work, url, {"GL_USERNAME": "ann"}, *OPTION, "HEAD:refs/heads/main")
+    assert result.returncode == 0, result.stderr
+    assert "hooks run post-receive" in started.read_text()
+    tip = git(work, "rev-parse", "HEAD").strip()
+    assert json.loads(git(server, "notes", "--ref", REF, "show", tip))["pusher"] == "ann"

@@ -1,8 +1,11 @@
 """Durable appends (REFERENCE §8): concurrent writers, SIGKILL mid-append, repair.
 
 Real processes on a real repository: writers are ``python -c`` children using
-:class:`git_gasp.agent.api.Agent`; repair and check run as ``git gasp`` commands.
-Nothing here asserts a duration: children synchronize through their pipes.
+:class:`git_gasp.agent.api.Agent`; repair and check run as ``git gasp`` commands
+(after each of the many kills, in this process, as the command line's
+:func:`~git_gasp.cli.root.main`: what the test reads is their output, and each
+child would be another interpreter started). Nothing here asserts a duration:
+children synchronize through their pipes.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from git_gasp.core.log import parse_log
 from git_gasp.store import writer as store
 from git_gasp.store.lease import Lease
 
-from .conftest import git
+from .conftest import git, run_cli
 
 EVENTS = "state/events.jsonl"
 CHECK_1 = "[PASS] check 1 — envelope round-trip"
@@ -45,6 +48,17 @@ def gasp(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", "gasp", *args], cwd=root, env=child_env(), capture_output=True, text=True
     )
+
+
+def gasp_here(
+    capsys: pytest.CaptureFixture[str], root: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """:func:`gasp`'s command run in this process, as a worker with no
+    ``GASP_WORKER_ID`` (as :func:`child_env` leaves it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("GASP_WORKER_ID", raising=False)
+        code, out, err = run_cli(capsys, *args, "-C", str(root))
+    return subprocess.CompletedProcess(["git", "gasp", *args], code, out, err)
 
 
 def python(code: str, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
@@ -299,7 +313,7 @@ def backups(root: Path) -> list[Path]:
     return sorted(folder.iterdir()) if folder.is_dir() else []
 
 
-def verify_after_kill(root: Path, committed: bytes) -> bool:
+def verify_after_kill(root: Path, committed: bytes, capsys: pytest.CaptureFixture[str]) -> bool:
     """Repair, check and append again after a killed writer; True if the tail was torn."""
     path = root / EVENTS
     data = path.read_bytes()
@@ -314,7 +328,7 @@ def verify_after_kill(root: Path, committed: bytes) -> bool:
             log.write(b"{}\n")
         assert path.read_bytes() == data
     saved = backups(root)
-    repaired = gasp(root, "repair")
+    repaired = gasp_here(capsys, root, "repair")
     assert repaired.returncode == 0, repaired.stderr
     after = path.read_bytes()
     assert after.startswith(committed)
@@ -333,7 +347,7 @@ def verify_after_kill(root: Path, committed: bytes) -> bool:
         assert after == data[:keep]
         new = [b for b in backups(root) if b not in saved]
         assert len(new) == 1 and new[0].read_bytes() == data[keep:]
-    checked = gasp(root, "check")
+    checked = gasp_here(capsys, root, "check")
     assert CHECK_1 in checked.stdout.splitlines(), checked.stdout + checked.stderr
     pairing = "[PASS] check 7 — domain↔ops consistency"
     assert pairing in checked.stdout.splitlines(), checked.stdout  # no half batch is left
@@ -345,7 +359,9 @@ def verify_after_kill(root: Path, committed: bytes) -> bool:
     return bool(tail)
 
 
-def test_sigkill_mid_append_never_harms_the_committed_log(agent_repo: Path) -> None:
+def test_sigkill_mid_append_never_harms_the_committed_log(
+    agent_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     committed = seed_committed_log(agent_repo)
     rng = random.Random(20250217)
     for _ in range(30):  # a kill lands inside a write only now and then: see below
@@ -357,14 +373,16 @@ def test_sigkill_mid_append_never_harms_the_committed_log(agent_repo: Path) -> N
         writer.send_signal(signal.SIGKILL)
         _, err = writer.communicate()
         assert ready == "ready\n", err
-        verify_after_kill(agent_repo, committed)
+        verify_after_kill(agent_repo, committed, capsys)
         with open(agent_repo / EVENTS, "r+b") as fh:  # forget the uncommitted part
             fh.truncate(len(committed))
     assert committed_log(agent_repo) == committed
 
 
 @pytest.mark.parametrize("keep", [1, 4096, 150_000, -1])
-def test_a_writer_killed_inside_its_write(agent_repo: Path, keep: int) -> None:
+def test_a_writer_killed_inside_its_write(
+    agent_repo: Path, keep: int, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The same, deterministically: the writer SIGKILLs itself after ``keep`` bytes of
     its batch (-1: the whole first line but its newline)."""
     committed = seed_committed_log(agent_repo)
@@ -373,7 +391,7 @@ def test_a_writer_killed_inside_its_write(agent_repo: Path, keep: int) -> None:
     assert writer.returncode == -signal.SIGKILL
     size = len((agent_repo / EVENTS).read_bytes())
     assert size == len(committed) + keep if keep > 0 else size > len(committed) + 200_000
-    assert verify_after_kill(agent_repo, committed)
+    assert verify_after_kill(agent_repo, committed, capsys)
 
 
 # --- (c) repair never touches committed bytes --------------------------------------------

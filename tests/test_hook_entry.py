@@ -164,15 +164,15 @@ def test_a_commit_through_the_installed_shims_judges_it(fixture_repo: Path) -> N
     commit_all(fixture_repo, "nothing")  # a clean tree commits through the hooks
 
 
-def _counting_hooks(repo: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """The hooks installed with an interpreter that logs each hook it runs:
-    the log, and an environment naming no session."""
+def _counting_hooks(repo: Path, tmp_path: Path, *install: str) -> tuple[Path, dict[str, str]]:
+    """The hooks installed (with ``install``'s options) with an interpreter
+    that logs each hook it runs: the log, and an environment naming no session."""
     calls = tmp_path / "calls.log"
     wrapper = tmp_path / "python"
     wrapper.write_text(f'#!/bin/sh\necho "$5" >> {calls}\nexec {sys.executable} "$@"\n')
     wrapper.chmod(0o755)
-    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", "--python", str(wrapper)]
-    subprocess.run(cmd, cwd=repo, check=True, capture_output=True)
+    cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", *install]
+    subprocess.run([*cmd, "--python", str(wrapper)], cwd=repo, check=True, capture_output=True)
     return calls, {k: v for k, v in os.environ.items() if k != "AGENT_SESSION"}
 
 
@@ -233,6 +233,37 @@ def test_prepare_commit_msg_starts_python_for_every_active_session_file(
         assert f"Agent-Session: codex:{name}" in git(fixture_repo, "log", "-1", "--format=%B")
         assert "prepare-commit-msg" in _ran(calls)
         (active / name).unlink()
+
+
+def test_post_receive_starts_python_only_when_a_bypass_is_pending(
+    fixture_repo: Path, tmp_path: Path
+) -> None:
+    # pre-receive leaves an accepted bypass in gasp/bypass-pending/ for
+    # post-receive to record (tests/test_bypass.py pushes real ones)
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    calls, env = _counting_hooks(server, tmp_path, "--server")
+    _ran(calls)
+
+    def push(message: str) -> None:
+        (fixture_repo / "notes.txt").write_text(message)
+        git(fixture_repo, "add", "notes.txt")
+        git(fixture_repo, "commit", "-q", "--no-verify", "-m", message)
+        done = subprocess.run(
+            ["git", "push", "-q", str(server), "HEAD:refs/heads/main"],
+            cwd=fixture_repo, env=env, capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+    push("first")
+    assert _ran(calls) == ["pre-receive"]
+    pending = server / "gasp" / "bypass-pending"
+    pending.mkdir(parents=True)
+    push("an empty directory: nothing pending")
+    assert _ran(calls) == ["pre-receive"]
+    (pending / "stale.json").write_text("{}")  # (a push that failed after pre-receive)
+    push("a record pending")
+    assert _ran(calls) == ["pre-receive", "post-receive"]
 
 
 def test_the_shims_grep_ignores_grep_options(fixture_repo: Path, tmp_path: Path) -> None:

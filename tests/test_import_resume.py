@@ -193,6 +193,27 @@ def test_a_transcript_named_from_another_directory_resumes_from_its_cursor(
     assert json.loads(capsys.readouterr().out)["sessions"][0]["appended"] > 0
 
 
+def test_the_latest_run_of_a_session_is_found_however_the_log_spells_its_id(
+    tmp_path: Path,
+) -> None:
+    """A session the log never saw has no run (found without parsing the log);
+    one whose run id the log spells with a JSON escape is still found."""
+    from git_gasp.adapters.emitting import stable_id
+    from git_gasp.adapters.importing import latest_run
+    from git_gasp.agent.api import Agent
+
+    repo, _, _ = _one_turn_imported(tmp_path)
+    agent = Agent.open(str(repo), worker="w")
+    found = latest_run(agent, "claude-code", T.SESSION)
+    assert found is not None and found.run_id == stable_id("run", "claude-code", T.SESSION)
+    assert found.closed and latest_run(agent, "claude-code", "another-session") is None
+    log = repo / "state" / "events.jsonl"
+    escaped = found.run_id.replace("run_", "\\u0072un_", 1)  # the same string, escaped
+    log.write_text(log.read_text().replace(f'"{found.run_id}"', f'"{escaped}"'))
+    again = latest_run(Agent.open(str(repo), worker="w"), "claude-code", T.SESSION)
+    assert again is not None and again.run_id == found.run_id
+
+
 def test_a_cursor_the_log_does_not_back_is_not_used(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,8 +4,10 @@ to the union; the server hook judges notes pushes."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -51,13 +53,15 @@ def records_of(repo: Path, rev: str = "HEAD") -> set[NoteRecord]:
 
 
 def add(repo: Path, rev: str, session: str, *extra: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "git_gasp", "notes", "add", rev, "--session", session, *extra],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr
+    """``git gasp notes add`` in this process, as :func:`main` runs the other
+    commands here (tests/test_precommit_framework.py runs it as a process)."""
+    from git_gasp.cli import root as cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["notes", "add", rev, "--session", session, *extra, "-C", str(repo)])
+    assert code == 0, err.getvalue()
+    assert "Traceback" not in out.getvalue() + err.getvalue()
 
 
 def rev(repo: Path, name: str = "HEAD") -> str:

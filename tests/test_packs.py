@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from git_gasp.core.appendonly import Anchors, shown_below
+from git_gasp.git import BlobReader, ReadAhead
 from git_gasp.git.packs import prefix_pairs, received_packs
+from git_gasp.hooks.objects import Objects
 from git_gasp.hooks.protocol import Rejected
 from git_gasp.hooks.serverhooks import pre_receive
 
@@ -180,3 +182,43 @@ def test_a_damaged_or_foreign_index_proves_nothing(
     idx.write_bytes(whole[:-7])
     with received_packs("sha1") as packs:
         assert packs == []
+
+
+def test_a_read_ahead_hands_over_each_blob_once_and_nothing_else(work: Path) -> None:
+    head = git(work, "rev-parse", "HEAD").strip()
+    journal = git(work, "rev-parse", f"HEAD:{JOURNAL}").strip()
+    specs = [f"{head}:{JOURNAL}", f"{head}:no/such/file", f"{head}:journal", "bad\nspec"]
+    ahead = ReadAhead(str(work), specs)
+    assert ahead.specs == tuple(specs[:3])  # a line break would shift git's answers
+    assert ahead.take(f"{head}:{JOURNAL}", "0" * 40) is None  # not the blob asked for
+    ahead = ReadAhead(str(work), specs)
+    assert ahead.take(f"{head}:{JOURNAL}", journal) == _content(work, journal)
+    assert ahead.take(f"{head}:{JOURNAL}", journal) is None  # handed over once
+    assert ahead.take(f"{head}:no/such/file", journal) is None
+    assert ahead.take(f"{head}:journal", journal) is None  # a tree, not a blob
+    assert ahead.take("HEAD:AGENT.md", journal) is None  # never asked for
+    ahead.close()
+
+
+@pytest.mark.parametrize("edit_at", [None, 12])
+def test_the_newest_version_is_read_ahead_and_the_hook_says_the_same(
+    work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit_at: int | None
+) -> None:
+    blobs = _history(work, 30, edit_at)
+    tip = _quarantine(work, tmp_path / "q")
+    read: list[str] = []
+    real = BlobReader.read
+
+    def spied(self: BlobReader, oid: str) -> bytes:
+        read.append(oid)
+        return real(self, oid)
+
+    monkeypatch.setattr(BlobReader, "read", spied)
+    ahead, _ = _judged(work, tip, tmp_path / "q", monkeypatch)
+    assert blobs[-1] not in read  # the second cat-file brought it
+    read.clear()
+    monkeypatch.setattr(Objects, "read_ahead", lambda self, steps: None)
+    alone, _ = _judged(work, tip, tmp_path / "q", monkeypatch)
+    assert blobs[-1] in read
+    assert ahead == alone
+    assert ("(rejected)" in alone) == (edit_at is not None)

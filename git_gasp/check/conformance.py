@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 
 from git_gasp import git
-from git_gasp.check.history import check_append_only
+from git_gasp.check.history import Asked, ask, check_append_only
 from git_gasp.check.logmemo import LogMemo
 from git_gasp.check.logpass import LogPass, can_resume, read_pass
 from git_gasp.core import pathcase
@@ -53,10 +53,12 @@ def run_all(repo: str, fixture: bool = False, use_cache: bool = True) -> list[Ch
         size = os.stat(os.path.join(repo, worktree.EVENTS_PATH)).st_size
     except OSError:
         size = 0
+    asked = ask(repo)  # both passes ask these: git is asked once
     if size > PARALLEL_LOG_BYTES:
-        return _log_checks(repo, fixture, check_append_only(repo, use_cache), use_cache)
-    history = _Beside(lambda: check_append_only(repo, use_cache))
-    reports = _log_checks(repo, fixture, None, use_cache)
+        append_only = check_append_only(repo, use_cache, asked)
+        return _log_checks(repo, fixture, append_only, use_cache, asked)
+    history = _Beside(lambda: check_append_only(repo, use_cache, asked))
+    reports = _log_checks(repo, fixture, None, use_cache, asked)
     reports[3] = history.result()
     return reports
 
@@ -87,14 +89,18 @@ class _Beside(threading.Thread):
 
 
 def _log_checks(
-    repo: str, fixture: bool, given: CheckReport | None, use_cache: bool = True
+    repo: str,
+    fixture: bool,
+    given: CheckReport | None,
+    use_cache: bool = True,
+    asked: Asked | None = None,
 ) -> list[CheckReport]:
     """Checks 1-7 in order; check 4 is ``given``, or a place held for it."""
     append_only = given if given is not None else failed(4, "not run")
     snapshots, snapshots_error = worktree.read_snapshots(repo)
     packs, problems = worktree.read_packs(repo)
     read, error = _read(
-        repo, snapshots if snapshots_error is None else None, packs, problems, use_cache
+        repo, snapshots if snapshots_error is None else None, packs, problems, use_cache, asked
     )
     if read is None:
         return [
@@ -125,9 +131,11 @@ def _log_checks(
     ]
 
 
-def _memo(repo: str, path: str, use_cache: bool) -> LogMemo:
+def _memo(repo: str, path: str, use_cache: bool, asked: Asked | None) -> LogMemo:
     common = None
-    if use_cache:
+    if use_cache and asked is not None and asked.where is not None:
+        common = asked.where[0].common_dir
+    elif use_cache:
         try:
             common = git.repo_info(repo).common_dir
         except git.GitError:
@@ -141,14 +149,15 @@ def _read(
     packs: list[Pack],
     problems: list[str],
     use_cache: bool = True,
+    asked: Asked | None = None,
 ) -> tuple[LogPass | None, str | None]:
     """The log read in one pass (:mod:`git_gasp.check.logpass`), going on
     from the memo of the last (:mod:`git_gasp.check.logmemo`), or why it
     cannot be read (as check 1 words it)."""
     path = os.path.join(repo, worktree.EVENTS_PATH)
     try:
-        with worktree.open_log(repo) as fh:
-            memo = _memo(repo, path, use_cache)
+        with worktree.open_log(repo, asked.cap if asked is not None else None) as fh:
+            memo = _memo(repo, path, use_cache, asked)
             start, lines = memo.resume(fh)
             if start is not None and not can_resume(start, snapshots, packs):
                 start, lines = None, memo.restart(lines)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from git_gasp import git
 from git_gasp.check import bypasses
@@ -79,15 +79,39 @@ class VerdictCache:
             pass  # a read-only repository (a server, a mounted clone) just isn't cached
 
 
-def check_append_only(repo: str, use_cache: bool = True) -> CheckReport:
-    """Run check 4 on the repository at ``repo`` (any error fails closed)."""
+class Asked(NamedTuple):
+    """What check 4 and the log's pass both ask git, asked once before they
+    start (a field is None when its question failed: each then asks again,
+    and fails as it would alone)."""
+
+    where: tuple[git.RepoInfo, str | None] | None  # the repository, HEAD's commit
+    cap: int | None  # gasp.maxLogBytes
+
+
+def ask(repo: str) -> Asked:
+    """One ``rev-parse`` and one ``git config`` for both passes."""
     try:
-        info = git.repo_info(repo)
+        where = git.repo_info_and_head(repo)
     except git.GitError:
-        return CheckReport(
-            4, ("not a git repository (conformance rule 1: state lives in a git repo)",)
-        )
-    tip = git.head(repo)
+        return Asked(None, None)
+    try:
+        return Asked(where, max_log_bytes(repo))
+    except git.GitError:
+        return Asked(where, None)
+
+
+def check_append_only(repo: str, use_cache: bool = True, asked: Asked | None = None) -> CheckReport:
+    """Run check 4 on the repository at ``repo`` (any error fails closed)."""
+    if asked is not None and asked.where is not None:
+        info, tip = asked.where
+    else:
+        try:
+            info = git.repo_info(repo)
+        except git.GitError:
+            return CheckReport(
+                4, ("not a git repository (conformance rule 1: state lives in a git repo)",)
+            )
+        tip = git.head(repo)
     if tip is None:
         return CheckReport(4, (), ("no commits yet — nothing to violate",))
     failures: list[tuple[str, str]] = []  # (failure, its commit or "")
@@ -97,7 +121,8 @@ def check_append_only(repo: str, use_cache: bool = True) -> CheckReport:
     except git.GitError as exc:
         failures.append((f"cannot enumerate facts.jsonl paths: {exc}", ""))
     cache = VerdictCache(info.common_dir if use_cache else None)
-    cap = max_log_bytes(repo)  # once, for every work tree copy
+    cap = asked.cap if asked is not None and asked.cap is not None else max_log_bytes(repo)
+    # (the cap once, for every work tree copy)
     walks = _walks(repo, info, tip, sorted(set(paths)), cache)
     found = _look_up(repo, walks)
     with git.BlobReader(repo) as reader:

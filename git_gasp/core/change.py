@@ -189,18 +189,23 @@ def deletion_finding(path: str) -> Finding:
 
 # -- appended lines: size, encoding, credentials ----------------------------------
 
+Lines = set[int] | None
+
 
 def check_lines(
-    path: str, chunk: bytes, first_line: int, max_line_bytes: int, jsonl: bool
+    path: str, chunk: bytes, first_line: int, max_line_bytes: int, jsonl: bool, scan: Lines = None
 ) -> list[Finding]:
     """Size, UTF-8, credentials and (for JSONL) the final newline of the
-    appended ``chunk``, whose first line is line ``first_line`` of the file."""
+    appended ``chunk``, whose first line is line ``first_line`` of the file.
+    ``scan``: lines to screen for credentials, known to hold every line
+    :func:`lines_to_scan` gives (:mod:`git_gasp.core.secretscreen`)."""
     out: list[Finding] = []
     lines = chunk.split(b"\n")
     last = len(lines) - 1
     # one screen of the whole chunk: a line with no trigger and no JSON
     # escape holds no credential (line_secrets would find none)
-    scan = lines_to_scan(chunk.decode("utf-8", "replace"))
+    if scan is None:
+        scan = lines_to_scan(chunk.decode("utf-8", "replace"))
     for i, raw in enumerate(lines):
         if i == last and not raw:
             break

@@ -287,6 +287,7 @@ _GROUPS = tuple(
     if any(key in t for t, _ in _SCREEN)
 ) + tuple((t, ((t, m),)) for t, m in _SCREEN if not any(k in t for k in _KEYS))
 _NEWLINE = re.compile("\n")
+SCREEN_TRIGGERS = tuple(t for t, _ in _SCREEN)  # a line with none holds no credential
 _PLACEHOLDER_WORDS = frozenset(
     "null none nil true false undefined changeme change_me placeholder"
     " password passwd secret string dummy".split()

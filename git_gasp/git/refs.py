@@ -27,6 +27,19 @@ def repo_info(path: str) -> RepoInfo:
     return RepoInfo(git_dir, common, prefix, fmt or "sha1")
 
 
+def repo_info_and_head(path: str) -> tuple[RepoInfo, str | None]:
+    """:func:`repo_info` and :func:`head` from one ``rev-parse`` (GitError
+    when ``path`` is in no repository)."""
+    done = attempt(path, ["rev-parse", *_INFO_ARGS, "--verify", "-q", "HEAD^{commit}"])
+    lines = done.out.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) < 5:  # not a repository: git said why, and printed nothing
+        raise GitError(done.err.decode("utf-8", "replace").strip() or "git rev-parse failed")
+    git_dir, common, prefix, fmt = lines[:4]
+    common = common if os.path.isabs(common) else os.path.normpath(os.path.join(path, common))
+    head = lines[4].strip() or None if done.code == 0 else None
+    return RepoInfo(git_dir, common, prefix, fmt or "sha1"), head
+
+
 def head(path: str) -> str | None:
     """The commit HEAD names, or None in a repository with no commits yet."""
     try:

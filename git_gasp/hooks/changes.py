@@ -30,7 +30,6 @@ from git_gasp.core.change import (
     APPEND_HINT,
     COMMITTED_APPEND_HINT,
     appended_chunk,
-    check_lines,
     deletion_finding,
     merge_finding,
     merged_lines_not_in,
@@ -76,6 +75,7 @@ class Judge(Objects):
 
     def run(self, steps: Sequence[Step]) -> list[Judged]:
         out, steps = without_line_breaks(steps)
+        self.read_ahead(steps)
         # one look-up of what every step needs whatever its manifests declare
         # (AGENT.md among it); a second only for the logs a manifest adds,
         # usually none, and then no process at all
@@ -271,7 +271,7 @@ class Judge(Objects):
         else:
             context = self._take_context(path, base)
         first = context.lines + 1
-        findings += check_lines(path, chunk, first, self.policy.max_line_bytes, jsonl=True)
+        findings += self.appended_lines(path, child, chunk, first, self.policy.max_line_bytes, True)
         judged = check_events(path, context, chunk, self._packs_of(step.name))
         findings += judged.findings
         context.extend(judged.events, physical_lines(chunk))
@@ -306,7 +306,9 @@ class Judge(Objects):
                 physical_lines(before), not before or before.endswith(b"\n"), ids_in(before)
             )
         first = tally.lines + 1 if tally.terminated else tally.lines
-        findings += check_lines(path, chunk, first, self.policy.max_line_bytes, jsonl)
+        findings += self.appended_lines(
+            path, child, chunk, first, self.policy.max_line_bytes, jsonl
+        )
         self.tallies[f"{facts:d}{child.oid}"] = _Tally(
             first - 1 + physical_lines(chunk), chunk.endswith(b"\n"), tally.fact_ids | ids_in(chunk)
         )
@@ -387,7 +389,10 @@ def judge(
         return []
     with git.BlobReader(repo) as reader:
         judge_ = Judge(repo, policy or policy_of(repo), reader, info)
-        found = judge_.run(steps)
+        try:
+            found = judge_.run(steps)
+        finally:
+            judge_.close()
         if not found:
             judge_.save_contexts(judge_.log_blobs(steps[-1].name))
         if judge_.no_run_end is not None and judge_.git_dir:

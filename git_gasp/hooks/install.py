@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from git_gasp import git
 from git_gasp.errors import USAGE, GaspError
+from git_gasp.hooks.bypass import PENDING
 from git_gasp.hooks.commitmsg import LOG_PATH, NEEDLES, NO_RUN_END
 from git_gasp.hooks.names import SERVER_HOOKS, STDIN_HOOKS
 from git_gasp.sessions.pushnotes import MARKERS
@@ -92,6 +93,7 @@ def shim(hook: str, python: str | None) -> str:
             "trap 'rm -f \"$input\"' EXIT",
             'cat > "$input" || { echo "gasp: cannot save the hook input" >&2; exit 1; }',
             'if [ -x "$chained" ]; then "$chained" "$@" < "$input" || exit $?; fi',
+            *_NOTHING_TO_DO.get(hook, []),
             f'{run} < "$input"',
         ]
     else:
@@ -115,8 +117,10 @@ _NO_GREP_OPTIONS = "unset GREP_OPTIONS"
 #: pre-commit hook did not see append no run.finished (its note
 #: :data:`~git_gasp.hooks.commitmsg.NO_RUN_END`, keyed by both blob ids);
 #: post-commit re-attaches notes only when HEAD's message holds one of
-#: :data:`~git_gasp.sessions.pushnotes.MARKERS` (case aside). Any doubt
-#: (no message file, git or grep failing) runs the hook.
+#: :data:`~git_gasp.sessions.pushnotes.MARKERS` (case aside); post-receive
+#: records a bypass only when pre-receive left its record under
+#: ``<git-common-dir>/gasp/bypass-pending/`` (:data:`~git_gasp.hooks.bypass.PENDING`).
+#: Any doubt (no message file, git or grep failing) runs the hook.
 _NOTHING_TO_DO = {
     "prepare-commit-msg": [
         "# nothing to link unless a session is named (git-gasp-hooks(1))",
@@ -159,6 +163,16 @@ _NOTHING_TO_DO = {
         "{ git cat-file commit HEAD 2>/dev/null || echo run-id; } |",
         "  LC_ALL=C grep -qiF" + "".join(f" -e {shlex.quote(m)}" for m in MARKERS),
         "[ $? -eq 1 ] && exit 0",
+    ],
+    "post-receive": [
+        "# nothing to record unless pre-receive left a bypass record (git-gasp-hooks(1))",
+        "if common=$(git rev-parse --git-common-dir 2>/dev/null); then",
+        "  idle=yes",
+        f'  for f in "$common/gasp/{PENDING}"/*.json; do',
+        '    [ -e "$f" ] && idle=',
+        "  done",
+        '  [ -n "$idle" ] && exit 0',
+        "fi",
     ],
 }
 

@@ -26,11 +26,13 @@ from typing import NamedTuple
 
 from git_gasp import git
 from git_gasp.core.appendonly import Anchors, Blob, test_in_background
+from git_gasp.core.change import check_lines
 from git_gasp.core.event import Event
-from git_gasp.core.finding import Step
+from git_gasp.core.finding import Finding, Step
 from git_gasp.core.locations import DEFAULT_LOCATIONS, parse_locations
 from git_gasp.core.logcontext import LogContext, context_of
 from git_gasp.core.pack import Pack, PackError, parse_pack
+from git_gasp.hooks.ahead import Ahead, ahead_of
 from git_gasp.hooks.contextcache import load_context, save_context
 
 JOURNALS = ("journal/JOURNAL.md", "JOURNAL.md")
@@ -108,6 +110,7 @@ class Objects:
         self.uses: dict[str, int] = {}
         self.packs: dict[str | None, list[Pack]] = {None: []}
         self.locations: dict[str | None, Locations] = {None: DEFAULTS}
+        self.ahead: Ahead | None = None
 
     # -- reading -------------------------------------------------------------------
 
@@ -136,12 +139,32 @@ class Objects:
         _, _, body = raw.partition(b"\n\n")
         return body.decode("utf-8", "replace")
 
+    def read_ahead(self, steps: Sequence[Step]) -> None:
+        """Start the reads ahead of a long walk (:func:`git_gasp.hooks.ahead.ahead_of`)."""
+        self.ahead = ahead_of(self.repo, steps, DEFAULTS.append_only, DEFAULTS.logs)
+
+    def close(self) -> None:
+        if self.ahead is not None:
+            self.ahead.close()
+            self.ahead = None
+
     def read(self, oid: str) -> bytes:
         data = self.blobs.get(oid)
         if data is None:
-            data = self.reader.read(oid)
+            data = self.ahead.read(self.info, oid) if self.ahead is not None else None
+            if data is None:
+                data = self.reader.read(oid)
             self.blobs[oid] = data
         return data
+
+    def appended_lines(
+        self, path: str, child: Blob, chunk: bytes, first: int, max_line_bytes: int, jsonl: bool
+    ) -> list[Finding]:
+        """:func:`check_lines` of ``chunk``, appended in ``child``, screened for
+        credentials from the read ahead when it can be (:meth:`Ahead.scan`)."""
+        ahead = self.ahead
+        scan = ahead.scan(self.info, self.anchors.get(path), path, child, chunk) if ahead else None
+        return check_lines(path, chunk, first, max_line_bytes, jsonl, scan)
 
     def _lookup(self, specs: set[str]) -> None:
         todo = sorted(s for s in specs if s not in self.info)
@@ -209,30 +232,40 @@ class Objects:
                     self.uses[parent.oid] = self.uses.get(parent.oid, 0) + 1
         work: list[tuple[int, Anchors, Blob, str]] = []
         for path, blobs in versions.items():
-            # bytes only: every appended line's UTF-8 is judged by check_lines
+            # bytes only: every appended line's UTF-8 is judged by check_lines,
+            # so the newest version is its own anchor before it is read
             anchors = self.anchors[path] = Anchors(self.read, self.hash_name, lossy_utf8=False)
-            first = anchors.anchor(blobs[-1])
-            if first is not None and len(blobs) >= 8:
-                work += [(n, anchors, b, first) for n, b in enumerate(blobs)]
+            if len(blobs) >= 8:
+                work += [(n, anchors, b, blobs[-1].oid) for n, b in enumerate(blobs)]
+        # the deltas need no bytes: read while the newest versions arrive
+        pairs = self._delta_pairs(work) if work else {}
+        for path, blobs in versions.items():
+            if self.anchors[path].anchor(blobs[-1]) != blobs[-1].oid:
+                work = [w for w in work if w[1] is not self.anchors[path]]
         if work:
-            self._proven_by_deltas(work)
+            by_path: dict[Anchors, tuple[str, list[Blob]]] = {}
+            for _, anchors, blob, first in work:
+                by_path.setdefault(anchors, (first, []))[1].append(blob)
+            for anchors, (first, blobs) in by_path.items():
+                anchors.take_chains(pairs.get(anchors, {}), first, blobs)
             work = [w for w in work if w[2].oid not in w[1].prefix_of]
         # hashed while the steps are judged, in the order they need them
         work.sort(key=lambda w: w[0])
         test_in_background((anchors, blob, first) for _, anchors, blob, first in work)
 
-    def _proven_by_deltas(self, work: Sequence[tuple[int, Anchors, Blob, str]]) -> None:
-        """Versions the pushed pack's deltas show to be prefixes of the newest
-        need no hashing (:mod:`git_gasp.git.packs`, :meth:`Anchors.take_chains`)."""
+    def _delta_pairs(
+        self, work: Sequence[tuple[int, Anchors, Blob, str]]
+    ) -> dict[Anchors, dict[str, set[str]]]:
+        """Per path, which versions the pushed pack's deltas show to be
+        prefixes of which (:mod:`git_gasp.git.packs`): those tied to the
+        newest need no hashing (:meth:`Anchors.take_chains`)."""
         from git_gasp.git.packs import prefix_pairs, received_packs
 
-        by_path: dict[Anchors, tuple[str, list[Blob]]] = {}
+        oids: dict[Anchors, list[str]] = {}
         for _, anchors, blob, first in work:
-            by_path.setdefault(anchors, (first, []))[1].append(blob)
+            oids.setdefault(anchors, [first]).append(blob.oid)
         with received_packs(self.hash_name) as packs:
-            for anchors, (first, blobs) in by_path.items() if packs else ():
-                pairs = prefix_pairs(packs, [first, *(b.oid for b in blobs)])
-                anchors.take_chains(pairs, first, blobs)
+            return {a: prefix_pairs(packs, found) for a, found in oids.items()} if packs else {}
 
     def _mainline(self, step: Step) -> str | None:
         """The parent a change is judged against for identity: the first that

@@ -31,14 +31,15 @@ def os_error(exc: OSError) -> str:
 
 
 @contextlib.contextmanager
-def open_log(repo: str) -> Iterator[IO[bytes]]:
+def open_log(repo: str, cap: int | None = None) -> Iterator[IO[bytes]]:
     """The log opened for a pass over it: a regular file within
-    ``gasp.maxLogBytes`` (refused before reading: check 1 then fails)."""
+    ``gasp.maxLogBytes`` (``cap`` when the caller read it already; refused
+    before reading: check 1 then fails)."""
     from git_gasp.store.logfile import check_size, max_log_bytes, open_regular
 
     fd = open_regular(os.path.join(repo, EVENTS_PATH), EVENTS_PATH)
     with os.fdopen(fd, "rb") as fh:
-        check_size(fd, EVENTS_PATH, max_log_bytes(repo))
+        check_size(fd, EVENTS_PATH, max_log_bytes(repo) if cap is None else cap)
         yield fh
 
 

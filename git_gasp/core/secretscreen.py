@@ -1,0 +1,51 @@
+"""The secret screen of :func:`git_gasp.core.secrets.lines_to_scan`, taken
+byte by byte over a whole file (the hooks ask ``git grep`` for the lines of a
+long push's newest versions, in a second process) and carried to the
+appended chunks that are slices of that file.
+
+A line's text (decoded with replacement, lowercased) holds one of
+:data:`~git_gasp.core.secrets.SCREEN_TRIGGERS` exactly when its bytes hold
+one with ASCII letters in either case: every trigger is ASCII, and no byte
+of a multi-byte UTF-8 sequence, valid or not, is. Two characters break that,
+those whose lowercase is ASCII (U+0130 becomes ``i`` and a combining dot,
+U+212A KELVIN SIGN becomes ``k``); and a NUL may end a line for a regular
+expression library. A file holding one of :data:`UNSAFE` is not screened so
+(:func:`screenable`): its chunks are screened as text.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
+from typing import NamedTuple
+
+UNSAFE = (b"\0", "\u0130".encode(), "\u212a".encode())
+
+
+def screenable(data: bytes) -> bool:
+    """Whether a byte-wise screen of ``data`` gives the screen of its text."""
+    return not any(u in data for u in UNSAFE)
+
+
+class Screened(NamedTuple):
+    """A file's screen: where its lines end, and which hold a trigger."""
+
+    ends: list[int]  # the offsets of its b"\n", in order
+    flagged: list[int]  # the indexes (from 0) of its lines holding a trigger, in order
+
+    @classmethod
+    def of(cls, data: bytes, flagged: Iterable[int]) -> Screened:
+        return cls([m.start() for m in re.finditer(b"\n", data)], sorted(flagged))
+
+    def lines(self, start: int, end: int) -> set[int] | None:
+        """For the slice ``data[start:end]``, which must start a line (None
+        when it does not), the indexes of its lines (split on ``\\n``) whose
+        line in the file holds a trigger: what ``lines_to_scan`` finds in the
+        slice, and at most a cut last line more."""
+        first = bisect_left(self.ends, start)
+        if start and (first == 0 or self.ends[first - 1] != start - 1):
+            return None
+        last = bisect_left(self.ends, end)  # the line of the file the slice ends in
+        low, high = bisect_left(self.flagged, first), bisect_right(self.flagged, last)
+        return {n - first for n in self.flagged[low:high]}
