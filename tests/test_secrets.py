@@ -450,6 +450,7 @@ def test_lines_to_scan_is_the_per_line_screen(parts: list[str]) -> None:
                 "pw\u2028password: hunter2x9",
                 "\\u0067hp_",
                 "AKIAABCDEFGHIJKLMNOP",
+                "api_\u212aey=zq8Rw3Lm9Xc2Vb7N",  # KELVIN SIGN: its lowercase is "k"
                 "\r",
             ]
         ),
