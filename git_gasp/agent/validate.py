@@ -37,8 +37,7 @@ from git_gasp.core.ops import (
     parse_ops,
 )
 from git_gasp.core.pack import Pack, vocabulary
-from git_gasp.core.secrets import SCREEN_TRIGGERS, lines_to_scan
-from git_gasp.core.secretscreen import screenable
+from git_gasp.core.secrets import lines_to_scan
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
@@ -196,7 +195,7 @@ def secrets(rel: str, lines: bytes, what: str) -> None:
     (:func:`~git_gasp.core.secrets.lines_to_scan`, as the hooks run it) picks
     the lines to test: one with no rule's trigger and no JSON escape holds none."""
     text = lines.decode("utf-8", "replace")
-    scan = _screened(lines, text)
+    scan = lines_to_scan(text)
     for i, raw in enumerate(text.split("\n")):
         if i not in scan and "\\" not in raw:
             continue
@@ -212,27 +211,6 @@ def secrets(rel: str, lines: bytes, what: str) -> None:
                 "name (e.g. $GITHUB_TOKEN), never its value; nothing was written",
                 FINDINGS,
             )
-
-
-#: from this many bytes a batch's screen is git grep's (an import's thousands
-#: of events: ~60 ms for 16 MB, where the text's is ~300 ms); below it, the
-#: text's, cheaper than starting a process
-GREP_FROM = 1 << 20
-
-
-def _screened(lines: bytes, text: str) -> set[int]:
-    """:func:`~git_gasp.core.secrets.lines_to_scan` of ``text`` (``lines``
-    decoded): for a large batch the screen git grep makes of its bytes, the
-    same lines (:mod:`git_gasp.core.secretscreen` says when bytes and text
-    agree), unless git fails, when the text is screened after all."""
-    if len(lines) >= GREP_FROM and screenable(lines):
-        from git_gasp import git
-
-        try:
-            return git.lines_holding([lines], SCREEN_TRIGGERS)[0]
-        except git.GitError:
-            pass
-    return lines_to_scan(text)
 
 
 def utf8(what: str, value: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
@@ -274,12 +275,10 @@ def lines_holding(contents: Sequence[bytes], needles: Sequence[str]) -> list[set
     import shutil
     import tempfile
 
+    either = "|".join(re.sub(r"([\\.\[\]()*+?{}|^$])", r"\\\1", n) for n in needles)
     names = [str(n) for n in range(len(contents))]
-    # fixed strings (one -e each): git searches them as such, about five
-    # times faster than one alternation of them as an extended expression
-    args = ["grep", "--no-index", "--no-color", "--text", "--ignore-case", "--fixed-strings"]
-    args += ["--line-number", "--null", "--only-matching", "--no-column"]
-    args += [a for n in needles for a in ("-e", n)] + ["--"]
+    args = ["grep", "--no-index", "--no-color", "--text", "--ignore-case", "--extended-regexp"]
+    args += ["--line-number", "--null", "--only-matching", "--no-column", "-e", either, "--"]
     folder = tempfile.mkdtemp(prefix="gasp-screen-")
     try:
         for name, data in zip(names, contents, strict=True):
