@@ -132,14 +132,15 @@ def latest_run(agent: Agent, agent_name: str, session: str) -> Resume | None:
     """The session's latest run in the log: its first run, or the last of the
     continuations that name it (each names the run before it); None if the
     log has none of them."""
-    chain = {stable_id("run", agent_name, session)}
+    first = stable_id("run", agent_name, session)
     data = agent.log_bytes()
-    if f'"{next(iter(chain))}"'.encode() not in data and b"\\u" not in data:
+    if f'"{first}"'.encode() not in data and b"\\u" not in data:
         # a session never imported: its first run's id, in its every event and in
         # the continuation naming it, is nowhere in the log (not even escaped).
         # No parse of the whole log, which a directory of a thousand sessions
         # would pay once a session
         return None
+    chain = {first}
     latest: Event | None = None
     finished: set[str] = set()
     for event in agent.events():

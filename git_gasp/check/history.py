@@ -91,7 +91,8 @@ class Asked(NamedTuple):
 def ask(repo: str) -> Asked:
     """One ``rev-parse`` and one ``git config`` for both passes."""
     try:
-        where = git.repo_info_and_head(repo)
+        state = git.repo_state(repo)
+        where = state.info, state.head
     except git.GitError:
         return Asked(None, None)
     try:

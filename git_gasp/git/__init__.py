@@ -74,7 +74,6 @@ from git_gasp.git.refs import (
     head,
     head_and_merging,
     repo_info,
-    repo_info_and_head,
     repo_state,
     resolve,
 )
@@ -119,7 +118,6 @@ __all__ = [
     "notes_list",
     "object_info",
     "repo_info",
-    "repo_info_and_head",
     "repo_state",
     "resolve",
     "run",

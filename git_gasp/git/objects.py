@@ -80,15 +80,28 @@ class BlobReader:
         return self._proc.stdin, self._proc.stdout
 
     def read(self, oid: str) -> bytes:
+        found = self.read_named(oid)
+        if found is None:
+            raise GitError(f"cannot read object {oid}: git has none")
+        return found[2]
+
+    def read_named(self, name: str) -> tuple[str, str, bytes] | None:
+        """``(oid, type, bytes)`` of the object ``name`` names (an id, or
+        ``<rev>:<path>``), or None when it names none; GitError when git
+        stopped answering."""
         stdin, stdout = self._streams()
-        stdin.write(oid.encode() + b"\n")
+        stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
         stdin.flush()
-        header = stdout.readline().decode().split(" ")
-        if len(header) != 3:
-            raise GitError(f"cannot read object {oid}: {' '.join(header).strip()}")
-        data = stdout.read(int(header[2]))
-        stdout.read(1)
-        return data
+        header = stdout.readline().decode("utf-8", "replace").split(" ")
+        if len(header) != 3 or not header[2].strip().isdigit():
+            if header == [""]:
+                raise GitError(f"cannot read object {name}: git stopped answering")
+            return None  # "<name> missing" (or ambiguous)
+        size = int(header[2])
+        data = stdout.read(size)
+        if len(data) != size or stdout.read(1) != b"\n":
+            raise GitError(f"cannot read object {name}: git stopped answering")
+        return header[0], header[1], data
 
     def read_many(self, oids: Sequence[str]) -> dict[str, bytes]:
         """Each of ``oids`` (not repeated), in one round trip: the requests are
@@ -191,18 +204,9 @@ class ReadAhead:
 
     def _read(self, path: str, read: list[tuple[str, str, bytes]]) -> None:
         with BlobReader(path) as reader:
-            stdin, stdout = reader._streams()
             for spec in self.specs:
-                stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
-                stdin.flush()
-                header = stdout.readline().decode("utf-8", "replace").split(" ")
-                got = None
-                if len(header) == 3 and header[2].strip().isdigit():
-                    size = int(header[2])
-                    data = stdout.read(size)
-                    if len(data) != size or stdout.read(1) != b"\n":
-                        return  # git stopped answering
-                    got = (header[0], data) if header[1] == "blob" else None
+                found = reader.read_named(spec)  # GitError when git stopped answering
+                got = (found[0], found[2]) if found is not None and found[1] == "blob" else None
                 if got is not None:
                     read.append((spec, *got))
                 with self._done:

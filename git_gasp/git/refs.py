@@ -21,23 +21,14 @@ _INFO_ARGS = ["--absolute-git-dir", "--git-common-dir", "--show-prefix", "--show
 def repo_info(path: str) -> RepoInfo:
     """Where the repository containing ``path`` keeps its data (GitError if none)."""
     out = run(path, ["rev-parse", *_INFO_ARGS])
-    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    return _info(path, out.decode("utf-8", "surrogateescape").split("\n"))
+
+
+def _info(path: str, lines: list[str]) -> RepoInfo:
+    """The :class:`RepoInfo` in the first lines ``rev-parse`` printed for ``_INFO_ARGS``."""
     git_dir, common, prefix, fmt = ([*lines, "", "", "", ""])[:4]
     common = common if os.path.isabs(common) else os.path.normpath(os.path.join(path, common))
     return RepoInfo(git_dir, common, prefix, fmt or "sha1")
-
-
-def repo_info_and_head(path: str) -> tuple[RepoInfo, str | None]:
-    """:func:`repo_info` and :func:`head` from one ``rev-parse`` (GitError
-    when ``path`` is in no repository)."""
-    done = attempt(path, ["rev-parse", *_INFO_ARGS, "--verify", "-q", "HEAD^{commit}"])
-    lines = done.out.decode("utf-8", "surrogateescape").split("\n")
-    if len(lines) < 5:  # not a repository: git said why, and printed nothing
-        raise GitError(done.err.decode("utf-8", "replace").strip() or "git rev-parse failed")
-    git_dir, common, prefix, fmt = lines[:4]
-    common = common if os.path.isabs(common) else os.path.normpath(os.path.join(path, common))
-    head = lines[4].strip() or None if done.code == 0 else None
-    return RepoInfo(git_dir, common, prefix, fmt or "sha1"), head
 
 
 def head(path: str) -> str | None:
@@ -89,11 +80,8 @@ def repo_state(path: str) -> RepoState:
     lines = done.out.decode("utf-8", "surrogateescape").split("\n")
     if len(lines) < 6:  # not a repository: git said why, and printed nothing
         raise GitError(done.err.decode("utf-8", "replace").strip() or "git rev-parse failed")
-    git_dir, common, prefix, fmt, merge_head = lines[:5]
-    common = common if os.path.isabs(common) else os.path.normpath(os.path.join(path, common))
     head = lines[5].strip() or None if done.code == 0 else None
-    info = RepoInfo(git_dir, common, prefix, fmt or "sha1")
-    return RepoState(info, head, _merging(os.path.join(path, merge_head)))
+    return RepoState(_info(path, lines), head, _merging(os.path.join(path, lines[4])))
 
 
 def resolve(path: str, rev: str) -> str | None:
