@@ -121,6 +121,21 @@ def test_cc_secrets_in_the_prompt_ids_and_names_are_redacted_not_refused(
     assert _events(repo)[0]["payload"]["task"].startswith("Fix the retry bug for [redacted")
 
 
+def test_cc_a_credential_glued_to_a_tool_name_is_redacted(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a classic GitHub token (its base62 CRC32 checksum holds) run into the word before it
+    token = "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsT" + "2Q67Zp"
+    main, _ = T.claude_session("2.1.173")
+    text = main.replace("pytest -q tests/test_retry.py", f"Bash{token} pytest -q")
+    text = text.replace("Fix the retry bug", f"Fix the retry bug (see Bash{token})", 1)
+    _imported(capsys, repo, "claude-code", _cc_file(tmp_path, text))
+    log = (repo / "state" / "events.jsonl").read_text()
+    assert token not in log and token[4:] not in log  # was: logged as it was
+    tools = [e["payload"]["input_summary"] for e in _events(repo) if e["kind"] == "tool.called"]
+    assert "Bash Bash[redacted: github-token] pytest -q" in tools
+
+
 def test_cc_a_byte_order_mark_does_not_cost_the_first_line(
     repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -68,6 +68,12 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "password-assignment": ('{"payload":{"args":{"password":"Hunter22"}}}', "Hunter22"),
 }
 
+# A classic GitHub token whose last 6 characters are the base62 CRC32 of the 30
+# before them, as GitHub's are (computed by hand once: base62 digits 0-9A-Za-z).
+GITHUB_SUMMED = "gh" + "p_" + chars(30) + "2Q67Zp"
+OPENAI_MARKED = "sk-" + "proj-" + chars(40) + "T3Blbk" + "FJ" + chars(40)
+ANTHROPIC_KIND = "sk-" + "ant-" + "api03-" + chars(40)
+
 # More positives: (rule, line, secret).
 MORE_POSITIVES: list[tuple[str, str, str]] = [
     ("private-key", BEGIN + "PRIVATE KEY" + END, "PRIVATE KEY"),
@@ -122,6 +128,22 @@ MORE_POSITIVES += [
     ("password-assignment", 'password="Pa55/w0rd.Ab"', "Pa55/w0rd.Ab"),
 ]  # fmt: skip
 
+# credentials glued to the characters before them (a tool name run into its input)
+MORE_POSITIVES += [
+    ("github-token", '{"input":"Bash' + GITHUB_SUMMED + '"}', GITHUB_SUMMED),
+    ("github-token", "run" + "gh" + "s_" + chars(30) + "2Q67Zp", chars(30)),
+    ("github-token", "Bash" + GITHUB_PAT, GITHUB_PAT),
+    ("aws-access-key-id", "echo" + AWS_ID, AWS_ID),
+    ("aws-access-key-id", "KEY_" + AWS_ID, AWS_ID),
+    ("aws-secret-access-key", "myaws_secret_access_key=" + AWS_SECRET, AWS_SECRET),
+    ("gitlab-token", "Bash" + GITLAB, GITLAB),
+    ("slack-token", "Bash" + SLACK, SLACK),
+    ("anthropic-api-key", "Bash" + ANTHROPIC_KIND, ANTHROPIC_KIND),
+    ("openai-api-key", "Bash" + OPENAI_MARKED, OPENAI_MARKED),
+    ("google-api-key", "Bash" + GOOGLE, GOOGLE),
+    ("jwt", "Bash" + JWT, JWT),
+]  # fmt: skip
+
 POSITIVES = [(rule, line, secret) for rule, (line, secret) in EXAMPLES.items()] + MORE_POSITIVES
 
 # Near misses: none of these is a credential.
@@ -145,6 +167,7 @@ NEGATIVES: list[str] = [
     "gh" + "p_" + chars(35),
     "gh" + "x_" + chars(36),
     "xgh" + "p_" + chars(36),
+    "xgh" + "p_" + chars(30) + "2Q67Zq",  # glued, and the checksum is one off
     "gh" + "p_" + "x" * 36,
     "github" + "_pat_" + chars(40),
     "see https://github.com/org/repo/pull/12",
@@ -165,6 +188,8 @@ NEGATIVES: list[str] = [
     # openai-api-key
     "task-" + chars(40),
     "risk-" + chars(40),
+    "task-" + "proj-" + chars(40),
+    "ta" + "sk-" + "ant-" + "colony-optimisation-" + chars(20),
     "sk-" + chars(20),
     "sk-" + "x" * 48,
     "sk-" + "proj-" + "x" * 48,
@@ -177,6 +202,7 @@ NEGATIVES: list[str] = [
     "sk" + "_test_" + chars(24),
     "pk" + "_live_" + chars(24),
     "sk" + "_live_" + chars(10),
+    "network" + "_live_" + chars(24),  # the boundary stays: _live_ follows words
     # jwt
     "ey" + "JhbGciOiJIUzI1NiJ9.notjson." + chars(20),
     "ey" + "JhbGciOiJIUzI1NiJ9.ey" + "JzdWIiOiIxMjM0NSJ9",
@@ -283,6 +309,20 @@ def test_findings_come_in_column_order() -> None:
     assert [f.column for f in findings] == [1, line.index(OPENAI) + 1, line.index(AWS_ID) + 1]
 
 
+def test_the_github_checksum_is_crc32_in_base62() -> None:
+    assert secrets._github_checksum(chars(30) + "2Q67Zp")
+    assert secrets._github_checksum("abcdefgh12345678903ZZZZZZZZZZZ" + "0p5S0Y")  # zero-padded
+    assert not secrets._github_checksum(chars(30) + "2Q67ZP")
+    assert not secrets._github_checksum(chars(36))
+
+
+def test_a_glued_credential_is_found_where_its_prefix_starts() -> None:
+    line = '{"name":"Bash","input":"Bash' + GITHUB_SUMMED + '"}'
+    assert [(f.rule, f.column) for f in find_secrets(line)] == [
+        ("github-token", line.index(GITHUB_SUMMED) + 1)
+    ]
+
+
 def test_a_key_word_with_a_prefix_is_found_at_the_key_word() -> None:
     line = "export DB_PASSWORD=hunter22"
     assert [f.column for f in find_secrets(line)] == [line.index("PASSWORD") + 1]
@@ -346,9 +386,7 @@ def _unscreened(line: str) -> list[SecretFinding]:
     found: list[tuple[int, int, secrets.SecretRule]] = []
     for rule in SECRET_RULES:
         for m in rule.pattern.finditer(line):
-            if "value" in m.re.groupindex and secrets._is_placeholder(m["value"]):
-                continue
-            if rule.rule == "password-assignment" and secrets._THING.fullmatch(m["value"]):
+            if not secrets._accepted(rule, m):
                 continue
             start, end = m.span()
             if not any(start < e and s < end for s, e, _ in found):
@@ -365,6 +403,7 @@ _PIECES = [
     '"', "'", "\\", "\\\"", " ", "://", "@", "x:", "u:p4ssw0rd@h", "eyJ", ".", "K", "İ",
     "ß", "ABCDEFGHIJKLMNOP1234", "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0", "hunter22",
     "0123456789", "Bearer ", "basic ", "-----BEGIN RSA PRIVATE KEY-----", "live_", "xoxb-1",
+    "Bash", GITHUB_SUMMED, GITHUB_SUMMED[:-1], "T3Blbk" + "FJ", "api03-", chars(30),
 ]  # fmt: skip
 
 

@@ -26,6 +26,8 @@ ZERO = "0" * 40
 LOG = "state/events.jsonl"
 JOURNAL = "journal/JOURNAL.md"
 KEY = "sk-ant-" + "a1B2c3D4" * 5  # a credential rule's match
+# a GitHub token (its checksum holds) glued to a tool's name
+GLUED = "Bash" + "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsT" + "2Q67Zp"
 
 
 def test_only_two_characters_lower_to_ascii() -> None:
@@ -39,13 +41,14 @@ PIECES = [
     *SCREEN_TRIGGERS,
     *(t.upper() for t in SCREEN_TRIGGERS),
     "Sk-", "PassW", "aPi", "tok", "en", "s", "k", "-", "_", ":", "/", "\\", " ", "é", "Σ",
-    "\u212a", "\u0130", "\0", "\n", "\n", "\n", "\xff",
+    "\u212a", "\u0130", "\0", "\n", "\n", "\n", "\xff", GLUED, "Bash", "GHP_", "xAKIA",
 ]  # fmt: skip
 
 
 @settings(max_examples=150, deadline=None)
 @example(parts=["\n", "://"], cut=1, bad=False)  # an empty slice ends in a line with one
 @example(parts=["a\n", "SK-", "\n"], cut=0, bad=False)
+@example(parts=["a\n", GLUED, "\n", "b"], cut=1, bad=False)  # a glued token's line
 @given(
     parts=st.lists(st.sampled_from(PIECES) | st.text(max_size=4), max_size=60),
     cut=st.integers(min_value=0),
@@ -118,6 +121,7 @@ def _said(work: Path, tip: str) -> str:
         f"- under \u212aelvin's sign the key {KEY}\n".encode(),  # not screenable: as text
         f"- a NUL\0 then the key {KEY}\n".encode(),
         b"- nothing to see here\n",
+        f"- ran {GLUED} in the shell\n".encode(),  # glued to the letters before it
     ],
 )
 def test_a_long_push_finds_the_same_credentials_with_the_grep_as_without(
@@ -133,9 +137,12 @@ def test_a_long_push_finds_the_same_credentials_with_the_grep_as_without(
 
     monkeypatch.setattr(ahead.Ahead, "scan", spied)
     with_grep = _said(work, tip)
-    assert ("(rejected)" in with_grep) == (KEY.encode() in line), with_grep
+    secret = KEY.encode() in line or GLUED.encode() in line
+    assert ("(rejected)" in with_grep) == secret, with_grep
     if KEY.encode() in line:
         assert "[anthropic-api-key]" in with_grep
+    if GLUED.encode() in line:
+        assert "[github-token]" in with_grep
     if screenable(line):
         assert any(s is not None for s in scans)  # the grep's lines were used
     else:

@@ -45,8 +45,30 @@ already reported by an earlier rule is not reported again):
                             ``"password":"v"``, ``'v'``, ``\\"v\\"``) with no
                             whitespace, or bare with at least one digit
 
-Vendor tokens need a word boundary before their prefix (``task-...`` is not
-``sk-...``). Key names must be followed by the separator, so
+What comes before a token (its leading boundary), rule by rule, since a
+credential glued to other letters (``Bashghp_...``, a tool name and its input
+run together) is still one:
+
+* no boundary: ``aws_secret_access_key``, ``glpat-``/``gldt-``, ``xox?-`` (the
+  digit after it), ``github_pat_``, ``AIza`` (exactly 35 after it), ``eyJ...``
+  (three dotted segments), a private key header, a Slack webhook: the prefix
+  and shape alone are rare outside credentials;
+* ``AKIA``/``ASIA``: not after another uppercase letter or digit (so
+  ``XAKIA...`` and ``EURASIA...`` stay words), after a lowercase letter it is
+  found (``echoAKIA...``);
+* ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``: after a letter or digit only
+  when the last 6 characters are the base62 CRC32 of the 30 before them, the
+  checksum GitHub writes into every such token (so ``xghp_`` + 36 arbitrary
+  letters stays a word);
+* ``sk-ant-``: glued only as ``sk-ant-api03-``/``admin01-``/``oat01-``, the
+  kinds Anthropic issues (``task-ant-...`` is a word); ``sk-``: glued only
+  with ``T3BlbkFJ`` in the key, the marker inside OpenAI's keys (``task-``,
+  ``risk-`` + 40 characters stay words);
+* ``sk_live_``/``rk_live_`` keep the word boundary: ``_live_`` follows
+  ordinary identifier words (``network_live_...``) and the key has no shape
+  of its own to tell them apart.
+
+Key names must be followed by the separator, so
 ``"password_hint": ...`` and prose such as "reset your password" do not match;
 a bare value after ``password:`` must contain a digit, so "Password: required"
 does not either, nor do code references such as ``api_key=api_key`` or
@@ -85,6 +107,8 @@ from __future__ import annotations
 
 import bisect
 import re
+import zlib
+from collections.abc import Callable
 from typing import NamedTuple
 
 
@@ -112,7 +136,7 @@ class SecretFinding(NamedTuple):
 
 
 _WORD = r"(?<![A-Za-z0-9])"  # not inside a longer alphanumeric run
-_TOKEN = r"(?<![A-Za-z0-9_-])"  # not inside a longer token
+_UPPER = r"(?<![A-Z0-9])"  # not inside a longer run of uppercase letters and digits
 # a key's closing quote (maybe JSON-escaped), the separator, the value's opening quote
 _SEP = r"""\\*["']?\s*(?:=>|:=|[:=])\s*\\*["']?"""
 
@@ -149,7 +173,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "aws-access-key-id",
         "an AWS access key id",
-        _WORD + r"(?:AKIA|ASIA)(?P<value>[A-Z0-9]{16})(?![A-Za-z0-9])",
+        _UPPER + r"(?:AKIA|ASIA)(?P<value>[A-Z0-9]{16})(?![A-Za-z0-9])",
         "AKIA or ASIA followed by 16 uppercase letters or digits.",
         "akia",
         "asia",
@@ -157,9 +181,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "aws-secret-access-key",
         "an AWS secret access key",
-        r"(?i:"
-        + _WORD
-        + r"aws[_-]?secret[_-]?access[_-]?key)"
+        r"(?i:aws[_-]?secret[_-]?access[_-]?key)"
         + _SEP
         + r"(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         "aws_secret_access_key assigned a 40-character base64 value.",
@@ -168,7 +190,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "github-token",
         "a GitHub token",
-        _WORD + r"(?:(?P<fine>github_pat_)|gh[pousr]_)"
+        r"(?:(?P<fine>github_pat_)|gh[pousr]_)"
         r"(?P<value>(?(fine)[A-Za-z0-9_]{82}|[A-Za-z0-9]{36}))(?![A-Za-z0-9_])",
         "ghp_, gho_, ghu_, ghs_, ghr_ + 36 alphanumerics, or github_pat_ + 82.",
         "ghp_",
@@ -181,7 +203,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "gitlab-token",
         "a GitLab token",
-        _WORD + r"(?:glpat|gldt)-(?P<value>[A-Za-z0-9_-]{20,})",
+        r"(?:glpat|gldt)-(?P<value>[A-Za-z0-9_-]{20,})",
         "A GitLab personal (glpat-) or deploy (gldt-) token.",
         "glpat-",
         "gldt-",
@@ -189,7 +211,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "slack-token",
         "a Slack token",
-        _WORD + r"xox[abposr]-(?=[0-9])(?P<value>[A-Za-z0-9-]{10,})",
+        r"xox[abposr]-(?=[0-9])(?P<value>[A-Za-z0-9-]{10,})",
         "A Slack bot, user, app or refresh token (xoxb-, xoxp-, ...; digits come first).",
         "xox",
     ),
@@ -203,14 +225,14 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "anthropic-api-key",
         "an Anthropic API key",
-        _TOKEN + r"sk-ant-(?P<value>[A-Za-z0-9_-]{32,})",
+        r"sk-ant-(?P<value>[A-Za-z0-9_-]{32,})",
         "sk-ant- followed by 32 or more key characters.",
         "sk-ant-",
     ),
     _rule(
         "openai-api-key",
         "an OpenAI API key",
-        _TOKEN + r"sk-(?!ant-)(?:(?:proj|svcacct|admin)-)?"
+        r"sk-(?!ant-)(?:(?:proj|svcacct|admin)-)?"
         r"(?=[A-Za-z0-9_-]*[0-9])(?P<value>[A-Za-z0-9_-]{32,})",
         "sk- (or sk-proj-, ...) followed by 32 or more key characters.",
         "sk-",
@@ -218,7 +240,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "google-api-key",
         "a Google API key",
-        _TOKEN + r"AIza(?P<value>[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])",
+        r"AIza(?P<value>[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])",
         "AIza followed by 35 key characters.",
         "aiza",
     ),
@@ -232,7 +254,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     _rule(
         "jwt",
         "a JSON web token",
-        _TOKEN + r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.(?P<value>[A-Za-z0-9_-]{10,})",
+        r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.(?P<value>[A-Za-z0-9_-]{10,})",
         "Three base64url segments, the first two JSON objects (eyJ...).",
         "eyj",
     ),
@@ -323,6 +345,48 @@ def _is_placeholder(value: str) -> bool:
     )
 
 
+_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_TOKEN_CHARS = _ALNUM | {"_", "-"}
+_ANTHROPIC_KIND = re.compile(r"(?:api|admin|oat)[0-9]{2}-")
+
+
+def _github_checksum(body: str) -> bool:
+    """Whether the last 6 of a classic GitHub token's 36 characters are the
+    base62 CRC32 of the 30 before them (GitHub writes it into every one)."""
+    crc = zlib.crc32(body[:30].encode("ascii"))
+    digits = ""
+    for _ in range(6):  # 62**6 > 2**32: six digits always hold it
+        crc, digit = divmod(crc, 62)
+        digits = _BASE62[digit] + digits
+    return digits == body[30:]
+
+
+# The rules whose prefix may be glued to the characters before it (in the set
+# given) only when the match shows its own shape (see the module doc). Every other
+# rule's leading boundary, if any, is in its expression.
+_GLUED: dict[str, tuple[frozenset[str], Callable[[re.Match[str]], bool]]] = {
+    "github-token": (_ALNUM, lambda m: bool(m["fine"]) or _github_checksum(m["value"])),
+    "anthropic-api-key": (_TOKEN_CHARS, lambda m: bool(_ANTHROPIC_KIND.match(m["value"]))),
+    "openai-api-key": (_TOKEN_CHARS, lambda m: "T3BlbkFJ" in m["value"]),
+}
+
+
+def _accepted(rule: SecretRule, m: re.Match[str]) -> bool:
+    """Whether ``rule``'s match ``m`` is a credential: not a placeholder, not
+    the name of a key file, and not glued to the text before it unless its
+    shape allows that."""
+    if "value" in m.re.groupindex and _is_placeholder(m["value"]):
+        return False
+    if rule.rule == "password-assignment" and _THING.fullmatch(m["value"]):
+        return False
+    glue = _GLUED.get(rule.rule)
+    start = m.start()
+    if glue is not None and start and m.string[start - 1] in glue[0]:
+        return glue[1](m)
+    return True
+
+
 def _preview(match: str) -> str:
     return match[:4] + "…"
 
@@ -384,9 +448,7 @@ def find_secrets(line: str) -> list[SecretFinding]:
         if not awake >> i & 1:
             continue
         for m in rule.pattern.finditer(line):
-            if "value" in m.re.groupindex and _is_placeholder(m["value"]):
-                continue
-            if rule.rule == "password-assignment" and _THING.fullmatch(m["value"]):
+            if not _accepted(rule, m):
                 continue
             start, end = m.span()
             if any(start < e and s < end for s, e, _ in found):
