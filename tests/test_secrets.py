@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_gasp.core import secrets
+from git_gasp.core import secrets, secretvalues
 from git_gasp.core.secrets import SECRET_RULES, SecretFinding, find_secrets
 
 MIXED = "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ"
@@ -310,10 +310,10 @@ def test_findings_come_in_column_order() -> None:
 
 
 def test_the_github_checksum_is_crc32_in_base62() -> None:
-    assert secrets._github_checksum(chars(30) + "2Q67Zp")
-    assert secrets._github_checksum("abcdefgh12345678903ZZZZZZZZZZZ" + "0p5S0Y")  # zero-padded
-    assert not secrets._github_checksum(chars(30) + "2Q67ZP")
-    assert not secrets._github_checksum(chars(36))
+    assert secretvalues._github_checksum(chars(30) + "2Q67Zp")
+    assert secretvalues._github_checksum("abcdefgh12345678903ZZZZZZZZZZZ" + "0p5S0Y")  # zero-padded
+    assert not secretvalues._github_checksum(chars(30) + "2Q67ZP")
+    assert not secretvalues._github_checksum(chars(36))
 
 
 def test_a_glued_credential_is_found_where_its_prefix_starts() -> None:
@@ -386,7 +386,7 @@ def _unscreened(line: str) -> list[SecretFinding]:
     found: list[tuple[int, int, secrets.SecretRule]] = []
     for rule in SECRET_RULES:
         for m in rule.pattern.finditer(line):
-            if not secrets._accepted(rule, m):
+            if not secretvalues.accepted(rule.rule, m):
                 continue
             start, end = m.span()
             if not any(start < e and s < end for s, e, _ in found):

@@ -110,11 +110,37 @@ def digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-class Message:
-    """The lines of one assistant message, gathered."""
+def block_key(block: dict[str, Any]) -> str | None:
+    """What an assistant block is known by, to tell a block seen before from a
+    new one when a message id comes back: a tool call by its id, a text by its
+    digest; None for the others (thinking), never projected on their own."""
+    kind = block.get("type")
+    if kind in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
+        return f"tool:{block['id']}"
+    if kind == "text" and isinstance(block.get("text"), str):
+        return f"text:{digest(block['text'])}"
+    return None
 
-    def __init__(self, msg_id: str, rec: Record, ms: int, frame: str | None) -> None:
+
+def unseen(message: Message, seen: set[str], diag: Diagnostics) -> str | None:
+    """Cut a message whose id came back (``again``) to its blocks never seen;
+    the key its event is logged under, None when no block is new."""
+    message.blocks = [b for b in message.blocks if (k := block_key(b)) and k not in seen]
+    if not message.blocks:
+        return None
+    diag.unknown_fields["message id seen again (its new blocks projected)"] += 1
+    return f"{message.id}+{block_key(message.blocks[0])}"
+
+
+class Message:
+    """The lines of one assistant message, gathered; ``again`` when its id was
+    logged before (a later turn reusing it: only its new blocks are projected)."""
+
+    def __init__(
+        self, msg_id: str, rec: Record, ms: int, frame: str | None, again: bool = False
+    ) -> None:
         self.id = msg_id
+        self.again = again
         self.rec = rec
         self.ms = ms
         self.frame = frame

@@ -115,6 +115,7 @@ class _Walk:
         self.diag = Diagnostics()
         self.uuids: set[str] = set()
         self.messages: dict[str, Any] = {}  # message id -> the usage logged with it
+        self.blocks: set[str] = set()  # the keys of the blocks projected (F.block_key)
         self.pending: dict[str, tuple[str, Any, int, str | None]] = {}
         self.walked: set[str] = set()
         self.prompt = ""
@@ -193,11 +194,10 @@ class _Walk:
             return message
         raw_id = msg.get("id")
         msg_id = raw_id if isinstance(raw_id, str) else f"line:{value.get('uuid')}"
-        if msg_id in self.messages and message is None:
-            self._late_usage(msg_id, msg, ms)
-            return None
         if message is None:
-            message = F.Message(msg_id, rec, ms, frame)
+            message = F.Message(msg_id, rec, ms, frame, again=msg_id in self.messages)
+        if message.again:
+            self._late_usage(msg_id, msg, ms)
         content = msg.get("content")
         if isinstance(content, list):
             message.blocks.extend(b for b in content if isinstance(b, dict))
@@ -221,6 +221,10 @@ class _Walk:
         self.em.model_finished(key, str(msg.get("model") or ""), ms, meta)
 
     def _flush(self, message: F.Message) -> None:
+        key = F.unseen(message, self.blocks, self.diag) if message.again else message.id
+        if key is None:
+            return
+        self.blocks.update(k for b in message.blocks if (k := F.block_key(b)))
         self.diag.recognised += 1
         texts, thinking, tools = [], [], []
         for block in message.blocks:
@@ -237,16 +241,17 @@ class _Walk:
             "message_id": message.id,
             "request_id": message.rec.value.get("requestId"),
             "stop_reason": message.stop,
-            "usage": message.usage,
             "session": self.em.session,
         }
+        if not message.again:  # the message's usage is counted once (see _late_usage)
+            meta["usage"] = message.usage
         if thinking:
             meta["thinking"] = thinking[-1]
             meta["reasoning"] = "not in the transcript" if "empty" in thinking[-1] else "summary"
-        self.messages[message.id] = message.usage
+        self.messages.setdefault(message.id, message.usage)
         prompt = self.prompt or "(tool results)"
         self.em.model_call(
-            message.id,
+            key,
             message.model or "unknown",
             prompt,
             "\n".join(texts) or None,

@@ -9,8 +9,9 @@ it from the start. After each projection the projector hands back a state
   before it), the SHA-256 of those characters as UTF-8, and ``leaf``, the
   ``uuid`` of the last record before it;
 - what the walk needs to go on as if it had read those lines: the record
-  uuids and message ids seen (copies and streamed usage), the tool calls
-  still waiting for their results, the subagents walked, the last prompt,
+  uuids and message ids seen (copies and streamed usage), the blocks
+  projected (a message id that comes back projects only its new ones), the
+  tool calls still waiting for their results, the subagents walked, the last prompt,
   the outcome so far, the touched paths, the timestamps and the count of
   records recognised.
 
@@ -33,7 +34,7 @@ from typing import Any
 
 from git_gasp.adapters.lines import Diagnostics, Record, Source, records
 
-VERSION = 1
+VERSION = 2  # 2: the blocks projected (a state of 1 is read from the start)
 
 
 def _digest(text: str) -> str:
@@ -95,6 +96,7 @@ def walk_state(walk: Any) -> dict[str, Any]:
         "files": walk.ends,
         "uuids": sorted(walk.uuids),
         "messages": walk.messages,
+        "blocks": sorted(walk.blocks),
         "pending": {k: list(v) for k, v in walk.pending.items()},
         "walked": sorted(walk.walked),
         "prompt": walk.prompt,
@@ -112,6 +114,7 @@ def load_walk(walk: Any, state: Mapping[str, Any]) -> None:
     walk.ends = {k: dict(v) for k, v in state["files"].items()}
     walk.uuids = set(state.get("uuids") or ())
     walk.messages = dict(state.get("messages") or {})
+    walk.blocks = {str(k) for k in state.get("blocks") or ()}
     walk.pending = {k: tuple(v) for k, v in (state.get("pending") or {}).items()}
     walk.walked = set(state.get("walked") or ())
     walk.prompt = str(state.get("prompt") or "")
