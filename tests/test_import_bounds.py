@@ -8,15 +8,17 @@ projection; the real command line and real git where it is one of the process.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from git_gasp.adapters import claudecode, usage
+from git_gasp.adapters import claudecode, files, usage
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.lines import Source
 from git_gasp.core.event import Actor
+from git_gasp.errors import GaspError
 from tests import transcripts as T
 from tests.conftest import run_cli
 
@@ -126,3 +128,79 @@ def test_usage_counts_a_reused_message_id_as_before_through_the_cli(
     # the main file's share of the figures ccusage printed (test_import): unchanged
     plain = _project(_lines(T.claude_session("2.1.173")[0]))
     assert {k: row[k] for k in usage.FIELDS} == _totals(plain.events)
+
+
+# -- an entry of a directory that cannot be read -----------------------------------------
+
+
+def _repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    repo = tmp_path / "agent"
+    assert run_cli(capsys, "init", str(repo), "--agent-id", "importer")[0] == 0
+    return repo
+
+
+def test_an_unreadable_entry_of_a_directory_is_skipped_and_the_rest_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, capsys)
+    top = tmp_path / "projects"
+    T.write_claude(str(top), "2.1.173")  # a session and its subagents
+    os.symlink(top / "gone.jsonl", top / "dead.jsonl")  # root cannot read it either
+    os.symlink(top / "loop.jsonl", top / "loop.jsonl")
+    os.mkfifo(top / "agent-pipe.jsonl")
+    args = ["import", "claude-code", str(top), "--repo", str(repo), "--json"]
+    code, out, err = run_cli(capsys, *args)
+    assert code == 1  # was: exit 2, nothing imported
+    warnings = [line for line in err.splitlines() if line.endswith("(skipped)")]
+    assert warnings == [  # the main files first, then the subagents'
+        f"warning: {top}/dead.jsonl: not a regular file (skipped)",
+        f"warning: {top}/loop.jsonl: not a regular file (skipped)",
+        f"warning: {top}/agent-pipe.jsonl: not a regular file (skipped)",
+    ]
+    got = json.loads(out)
+    assert [s["path"].rsplit("/", 1)[1] for s in got["skipped"]] == [
+        "dead.jsonl", "loop.jsonl", "agent-pipe.jsonl"
+    ]  # fmt: skip
+    assert {s["reason"] for s in got["skipped"]} == {"not a regular file"}
+    assert got["sessions"][0]["session"] == T.SESSION and got["sessions"][0]["appended"] > 0
+    assert run_cli(capsys, "check", str(repo))[0] == 0
+    code, out, err = run_cli(capsys, *args)  # again: nothing new, the same skips
+    assert code == 1 and json.loads(out)["sessions"][0]["unchanged"]
+
+
+def test_a_directory_of_nothing_readable_is_an_error_naming_the_first_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, capsys)
+    top = tmp_path / "rollouts"
+    top.mkdir()
+    os.symlink(top / "gone", top / f"rollout-x-{T.CODEX_SESSION}.jsonl")
+    code, _, err = run_cli(capsys, "import", "codex", str(top), "--repo", str(repo))
+    assert code == 1
+    assert err.startswith("error: no codex sessions found (1 skipped, the first ")
+    assert "not a regular file)" in err and "\nhint: " in err
+
+
+def test_a_codex_directory_with_an_unreadable_rollout_imports_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, capsys)
+    top = tmp_path / "rollouts"
+    top.mkdir()
+    (top / f"rollout-x-{T.CODEX_SESSION}.jsonl").write_text(T.codex_rollout("0.128.0"))
+    os.symlink(top / "gone", top / "rollout-y-0000.jsonl")
+    (top / "rollout-z-0000.jsonl.zst").write_bytes(b"not zstd")  # damaged (or no zstd here)
+    code, _, err = run_cli(capsys, "import", "codex", str(top), "--repo", str(repo))
+    assert code == 1 and "rollout-y-0000.jsonl: not a regular file (skipped)" in err
+    assert "rollout-z-0000.jsonl.zst: " in err and err.count("(skipped)") == 2
+    assert "model.called" in (repo / "state" / "events.jsonl").read_text()
+
+
+def test_a_directory_that_cannot_be_listed_is_skipped_not_silently_dropped() -> None:
+    # root lists any directory, so the walk's error is handed over as os.walk would
+    found = files.Found()
+    files._unlisted(found)(PermissionError(13, "Permission denied", "/in/locked"))
+    assert found.skipped == [files.Skipped("/in/locked", "cannot list: Permission denied")]
+    strict = files.Found(strict=True)
+    with pytest.raises(GaspError, match=r"^/in/locked: cannot list: Permission denied$"):
+        files._unlisted(strict)(PermissionError(13, "Permission denied", "/in/locked"))

@@ -152,10 +152,15 @@ def test_cc_a_pipe_among_the_files_is_an_error_not_a_hang(
     path = _cc_file(tmp_path, main)
     os.mkfifo(path.parent / "agent-pipe.jsonl")  # opened, it would wait for a writer
     os.symlink(path.parent / "gone.jsonl", path.parent / "dead.jsonl")
-    code, _, err = run_cli(capsys, "import", "claude-code", str(path.parent), "--repo", str(repo))
+    # named, the dangling link is an error (found in a directory, it is skipped:
+    # test_import_bounds)
+    dead = str(path.parent / "dead.jsonl")
+    code, _, err = run_cli(capsys, "import", "claude-code", str(path), dead, "--repo", str(repo))
     assert code == 2
     assert "dead.jsonl: not a regular file" in err and "hint: " in err
     assert not (repo / "state" / "events.jsonl").read_text()
+    code, _, err = run_cli(capsys, "import", "claude-code", str(path.parent), "--repo", str(repo))
+    assert code == 1 and "agent-pipe.jsonl: not a regular file (skipped)" in err
 
 
 def test_cc_a_session_id_no_trailer_can_carry_is_refused_before_writing(

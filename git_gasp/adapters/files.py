@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from typing import NamedTuple
 
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
@@ -81,24 +82,73 @@ def _unzstd(path: str, data: bytes) -> bytes:
     return b"".join(out)
 
 
-def expand(paths: Iterable[str], suffixes: tuple[str, ...]) -> list[str]:
+class Skipped(NamedTuple):
+    """A file found under a directory that could not be read, and why."""
+
+    path: str  # as a one-line message can show it
+    reason: str
+
+
+class Found:
+    """The files an import reads. One found under a directory (or in the
+    agent's own location) that cannot be read is skipped, its reason kept,
+    and the rest imported; a file named on the command line is never
+    skipped, and with ``strict`` none is: reading it stays an error."""
+
+    def __init__(self, strict: bool = False, named: bool = True) -> None:
+        self.strict = strict
+        self.naming = named  # False: the paths come from the agent's own location
+        self.named: set[str] = set()  # the files named (absolute paths)
+        self.skipped: list[Skipped] = []
+
+    def read(self, path: str) -> Source | None:
+        """``path``'s source, or None when it is skipped."""
+        if self.strict or path in self.named:
+            return read_source(path)
+        try:
+            return read_source(path)
+        except GaspError as exc:
+            self.skip(path, exc.message.removeprefix(f"{_shown(path)}: "))
+            return None
+
+    def skip(self, path: str, reason: str) -> None:
+        if self.strict or path in self.named:
+            raise GaspError(f"{_shown(path)}: {reason}", NAME_HINT, USAGE)
+        self.skipped.append(Skipped(_shown(path), reason))
+
+
+def expand(
+    paths: Iterable[str], suffixes: tuple[str, ...], found: Found | None = None
+) -> list[str]:
     """Files named, and the files under directories named, ending in ``suffixes``,
     as absolute paths: an import's cursor knows a file by its path, so the
-    same transcript named from another directory resumes where it stopped."""
+    same transcript named from another directory resumes where it stopped.
+    With ``found``, the files named are noted in it, and so are the
+    directories under them that cannot be listed (skipped)."""
     out: list[str] = []
     for given in paths:
         path = os.path.abspath(given) if given else given
         if os.path.isdir(path):
-            for top, dirs, names in os.walk(path):
+            onerror = None if found is None else _unlisted(found)
+            for top, dirs, names in os.walk(path, onerror=onerror):
                 dirs.sort()
                 out += [os.path.join(top, n) for n in sorted(names) if n.endswith(suffixes)]
         elif os.path.isfile(path):
             out.append(path)
+            if found is not None and found.naming:
+                found.named.add(path)
         elif os.path.lexists(path):
             raise GaspError(f"{_shown(path)}: not a regular file", NAME_HINT, USAGE)
         else:
             raise GaspError(f"{_shown(path)}: no such file or directory", NAME_HINT, USAGE)
     return list(dict.fromkeys(out))
+
+
+def _unlisted(found: Found) -> Callable[[OSError], None]:
+    def skip(exc: OSError) -> None:
+        found.skip(str(exc.filename), f"cannot list: {exc.strerror}")
+
+    return skip
 
 
 # -- Claude Code -------------------------------------------------------------------
@@ -134,32 +184,41 @@ def claude_defaults(
             if session is not None and n != f"{session}.jsonl":
                 continue
             path = os.path.join(top, n)
-            if since is None or os.path.getmtime(path) >= since.timestamp():
+            if _changed_since(path, since):
                 found.append(path)
     return found
 
 
-def claude_sessions(paths: Iterable[str]) -> list[Session]:
+def _changed_since(path: str, since: datetime | None) -> bool:
+    """Whether ``path`` changed since ``since``; True when it cannot be asked
+    (a dangling link: reading it then says why it is skipped)."""
+    try:
+        return since is None or os.path.getmtime(path) >= since.timestamp()
+    except OSError:
+        return True
+
+
+def claude_sessions(paths: Iterable[str], found: Found | None = None) -> list[Session]:
     """Group files into sessions: each main file with its subagents, found in
-    both layouts even when only the main file is named."""
-    files = expand(paths, (".jsonl",))
+    both layouts even when only the main file is named. With ``found``, a
+    file found under a directory that cannot be read is skipped there."""
+    found = found or Found(strict=True)
+    files = expand(paths, (".jsonl",), found)
     mains: dict[str, list[Source]] = {}
     subs: dict[str, dict[str, Source]] = {}
     for path in files:
         name = os.path.basename(path)
-        if name.startswith("agent-"):
+        if name.startswith("agent-") or (source := found.read(path)) is None:
             continue
-        source = read_source(path)
         sid = _first_field(source.text, "sessionId") or name.removesuffix(".jsonl")
         mains.setdefault(sid, []).append(source)
-        for sub in _subagent_files(path):
+        for sub in _subagent_files(path, found):
             if sub not in files:
                 files.append(sub)
     for path in files:
         name = os.path.basename(path)
-        if not name.startswith("agent-"):
+        if not name.startswith("agent-") or (source := found.read(path)) is None:
             continue
-        source = read_source(path)
         parent = _parent_session(path) or _first_field(source.text, "sessionId")
         if parent is None:
             raise GaspError(
@@ -172,13 +231,13 @@ def claude_sessions(paths: Iterable[str]) -> list[Session]:
     return [Session(s, mains.get(s, []), subs.get(s, {})) for s in order]
 
 
-def _subagent_files(main: str) -> list[str]:
+def _subagent_files(main: str, found: Found) -> list[str]:
     top, name = os.path.split(main)
     stem = name.removesuffix(".jsonl")
-    found = []
+    out = []
     nested = os.path.join(top, stem, "subagents")
     if os.path.isdir(nested):
-        found += [p for p in expand([nested], (".jsonl",)) if _is_agent_file(p)]
+        out += [p for p in expand([nested], (".jsonl",), found) if _is_agent_file(p)]
     for n in sorted(os.listdir(top or ".")):
         path = os.path.join(top, n)
         if n.startswith("agent-") and n.endswith(".jsonl") and os.path.isfile(path):
@@ -186,11 +245,11 @@ def _subagent_files(main: str) -> list[str]:
                 with open(path, encoding="utf-8", errors="replace") as fh:
                     head = fh.read(65536)
             except OSError as exc:
-                why = f"{_shown(path)}: cannot read: {exc.strerror}"
-                raise GaspError(why, NAME_HINT, USAGE) from None
+                found.skip(path, f"cannot read: {exc.strerror}")
+                continue
             if _first_field(head, "sessionId") == stem:
-                found.append(path)
-    return found
+                out.append(path)
+    return out
 
 
 def _is_agent_file(path: str) -> bool:
@@ -228,37 +287,45 @@ CODEX_SUFFIXES = (".jsonl", ".jsonl.zst")
 
 
 def codex_defaults(
-    env: Mapping[str, str], session: str | None, project: str | None, since: datetime | None
+    env: Mapping[str, str],
+    session: str | None,
+    project: str | None,
+    since: datetime | None,
+    found: Found | None = None,
 ) -> list[str]:
     home = codex_home(env)
     tops = [os.path.join(home, d) for d in ("sessions", "archived_sessions")]
     tops = [t for t in tops if os.path.isdir(t)]
     if not tops:
         raise GaspError(f"{home}: no Codex sessions here", _where_hint("codex"))
-    found = []
-    for path in expand(tops, CODEX_SUFFIXES):
+    found = found or Found(strict=True)
+    out = []
+    for path in expand(tops, CODEX_SUFFIXES, found):
         name = os.path.basename(path)
         if not name.startswith("rollout-"):
             continue
         if session is not None and not name.removesuffix(".zst").endswith(f"{session}.jsonl"):
             continue
-        if since is not None and os.path.getmtime(path) < since.timestamp():
+        if not _changed_since(path, since):
             continue
         if project is not None:
-            cwd = _session_meta(read_source(path)).get("cwd")
+            source = found.read(path)
+            cwd = None if source is None else _session_meta(source).get("cwd")
             if not isinstance(cwd, str) or os.path.abspath(cwd) != os.path.abspath(project):
                 continue
-        found.append(path)
-    return found
+        out.append(path)
+    return out
 
 
-def codex_sessions(paths: Iterable[str]) -> list[CodexSession]:
+def codex_sessions(paths: Iterable[str], found: Found | None = None) -> list[CodexSession]:
     """Group rollouts by thread; a subagent thread goes inside its parent's
-    run when the parent is imported with it."""
+    run when the parent is imported with it. ``found`` as for Claude Code."""
+    found = found or Found(strict=True)
     threads: dict[str, list[Source]] = {}
     parents: dict[str, str] = {}
-    for path in expand(paths, CODEX_SUFFIXES):
-        source = read_source(path)
+    for path in expand(paths, CODEX_SUFFIXES, found):
+        if (source := found.read(path)) is None:
+            continue
         meta = _session_meta(source)
         thread = meta.get("id")
         if not isinstance(thread, str):

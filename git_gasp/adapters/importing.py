@@ -276,25 +276,35 @@ def import_all(
     lift: str | None = None,
     keep: bool = False,
     worker: str | None = None,
-) -> list[dict[str, Any]]:
-    """Import every session the paths (or the agent's default location) hold."""
+) -> Imports:
+    """Import every session the paths (or the agent's default location) hold;
+    a file found there that cannot be read is skipped (``Imports.skipped``)."""
     from git_gasp.adapters import files
 
     config = lift_config(root, lift)
     actor = import_actor(root, agent_name)
+    found = files.Found(named=bool(paths))
     if agent_name == "claude-code":
         if not paths:
             paths = files.claude_defaults(env, session, project, since)
-        inputs = [(s.session_id, _claude(s, actor, config)) for s in files.claude_sessions(paths)]
+        sessions: Sequence[Any] = files.claude_sessions(paths, found)
+        inputs = [(s.session_id, _claude(s, actor, config)) for s in sessions]
     else:
         if not paths:
-            paths = files.codex_defaults(env, session, project, since)
-        inputs = [(s.session_id, _codex(s, actor, config)) for s in files.codex_sessions(paths)]
+            paths = files.codex_defaults(env, session, project, since, found)
+        sessions = files.codex_sessions(paths, found)
+        inputs = [(s.session_id, _codex(s, actor, config)) for s in sessions]
     if session is not None:
         inputs = [i for i in inputs if i[0] == session]
     if not inputs:
-        raise GaspError(
-            f"no {agent_name} sessions found", "name the files, or check --session/--project"
+        why = ""
+        if found.skipped:
+            first = found.skipped[0]
+            why = f" ({len(found.skipped)} skipped, the first {first.path}: {first.reason})"
+        raise GaspError(  # with files skipped, exit 1 as any import that skipped some
+            f"no {agent_name} sessions found{why}",
+            "name the files, or check --session/--project",
+            FINDINGS if found.skipped else USAGE,
         )
     for sid, (sources, _) in inputs:  # before anything is written
         _check_session_id(agent_name, sid, sources)
@@ -311,7 +321,12 @@ def import_all(
                 out.append({"agent": agent_name, "session": sid, "unchanged": True, "warnings": []})
             else:
                 out.append({**result._asdict(), "unchanged": False})
-    return out
+    return Imports(out, [s._asdict() for s in found.skipped])
+
+
+class Imports(NamedTuple):
+    sessions: list[dict[str, Any]]  # one per session: its run, events, commit, diagnostics
+    skipped: list[dict[str, str]]  # the files found that could not be read: path, reason
 
 
 def _check_session_id(agent_name: str, sid: str, sources: Sequence[Source]) -> None:

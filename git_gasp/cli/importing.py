@@ -10,7 +10,7 @@ import click
 
 from git_gasp import git, output
 from git_gasp.cli.options import JSON, WORKER, emit
-from git_gasp.errors import OK, USAGE, GaspError
+from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 
 AGENT_REPO = click.option(
     "-C",
@@ -86,7 +86,7 @@ def _run(agent: str, given: dict[str, Any]) -> int:
     from git_gasp.adapters.importing import import_all
 
     root = agent_repo(given["repo"])
-    results = import_all(
+    imported = import_all(
         root,
         agent,
         list(given["paths"]),
@@ -98,12 +98,20 @@ def _run(agent: str, given: dict[str, Any]) -> int:
         keep=given["keep_transcript"],
         worker=given["worker"],
     )
+    results = imported.sessions
+    for skipped in imported.skipped:
+        output.diag(f"warning: {skipped['path']}: {skipped['reason']} (skipped)")
     for result in results:
         for warning in result["warnings"]:
             output.diag(f"warning: {warning}")
-    value = {"format": "git-gasp.import/1", "repo": root, "sessions": results}
+    value = {
+        "format": "git-gasp.import/1",
+        "repo": root,
+        "sessions": results,
+        "skipped": imported.skipped,
+    }
     emit(given["as_json"], value, "\n".join(_line(r) for r in results) or "nothing to import")
-    return OK
+    return FINDINGS if imported.skipped else OK  # as rsync's partial transfer
 
 
 def _line(result: dict[str, Any]) -> str:
