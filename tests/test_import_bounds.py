@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from git_gasp.adapters import claudecode, files, usage
 from git_gasp.adapters.claudecode import Session
-from git_gasp.adapters.lines import Source
+from git_gasp.adapters.lines import LINE_CAP, Diagnostics, Source, capped, file_cursor, records
 from git_gasp.core.event import Actor
 from git_gasp.errors import GaspError
 from tests import transcripts as T
@@ -204,3 +208,129 @@ def test_a_directory_that_cannot_be_listed_is_skipped_not_silently_dropped() -> 
     strict = files.Found(strict=True)
     with pytest.raises(GaspError, match=r"^/in/locked: cannot list: Permission denied$"):
         files._unlisted(strict)(PermissionError(13, "Permission denied", "/in/locked"))
+
+
+# -- lines too long to hold, and runs of blank lines ---------------------------------------
+
+
+def _reference(data: bytes, cap: int) -> tuple[list[tuple[int, Any]], list[int], int, list[str]]:
+    """What records() must see in ``data`` read whole: (line, value) of each
+    record, the lines over ``cap`` bytes, the blank lines, the corrupt lines."""
+    recs: list[tuple[int, Any]] = []
+    long: list[int] = []
+    corrupt: list[str] = []
+    blank = 0
+    for number, raw in enumerate(data.split(b"\n")[:-1], 1):  # complete lines only
+        if len(raw) > cap:
+            long.append(number)
+        elif not raw.decode("utf-8", "replace").strip():
+            blank += 1
+        else:
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                corrupt.append(f"f:{number}")
+                continue
+            if isinstance(value, dict):
+                recs.append((number, value))
+            else:
+                corrupt.append(f"f:{number}")
+    return recs, long, blank, corrupt
+
+
+PIECES = ['{"a": 1}', '{"b": [2, 3]}', "", "", "", " ", "\r", "\t ", "x" * 9, "[1]", "nope"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(PIECES), max_size=40),
+    cap=st.integers(min_value=8, max_value=16),
+    size=st.integers(min_value=1, max_value=16),
+    start=st.integers(min_value=0, max_value=40),
+)
+def test_the_capped_reader_keeps_the_files_line_numbers(
+    lines: list[str], cap: int, size: int, start: int
+) -> None:
+    data = "".join(line + "\n" for line in lines).encode()
+    size = min(size, cap)  # a chunk is never longer than the cap
+    text, gaps, long = capped((data[i : i + size] for i in range(0, len(data), size)), cap)
+    assert len(text) <= len(data) and text.count(b"\n") <= data.count(b"\n")
+    source = Source("f", text.decode(), tuple(gaps), tuple(long))
+    diag = Diagnostics()
+    got = [(r.line, r.value) for r in records(source, diag)]
+    want, want_long, want_blank, want_corrupt = _reference(data, cap)
+    assert got == want
+    assert [int(w.split(":")[1]) for w in diag.long] == want_long
+    assert diag.blank == want_blank and [c.split(": ")[0] for c in diag.corrupt] == want_corrupt
+    assert file_cursor(source)["lines"] == data.count(b"\n")
+    # a resume from any line start numbers the tail's records as the whole file does
+    starts = [0, *(i + 1 for i, c in enumerate(source.text) if c == "\n")]
+    offset = starts[start % len(starts)]
+    before = source.physical(0, offset)
+    tail = [(r.line, r.value) for r in records(source.tail(offset), Diagnostics(), before + 1)]
+    assert tail == [(n, v) for n, v in want if n > before]
+
+
+def test_a_line_over_the_cap_is_reported_and_skipped_and_blank_lines_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, capsys)
+    lines = T.claude_session("2.1.173")[0].splitlines(keepends=True)
+    path = tmp_path / "in" / f"{T.SESSION}.jsonl"
+    path.parent.mkdir()
+    huge = '{"type": "user", "pad": "' + "x" * LINE_CAP + '"}\n'
+    path.write_text("".join(lines[:3]) + "\n" * 5000 + huge + "\n\n" + "".join(lines[3:]))
+    args = ["import", "claude-code", str(path), "--repo", str(repo), "--json"]
+    code, out, err = run_cli(capsys, *args)
+    assert code == 0, err
+    diag = json.loads(out)["sessions"][0]["diagnostics"]
+    assert diag["long_lines"] == [
+        f"{path}:5004: {len(huge) - 1} bytes, over the {LINE_CAP}-byte cap"
+    ]
+    assert diag["blank_lines"] == 5002 and diag["corrupt_lines"] == []
+    assert f"{path}:5004: {len(huge) - 1} bytes" in err  # a warning on stderr
+    kinds = [json.loads(line)["kind"] for line in (repo / "state" / "events.jsonl").open()]
+    assert kinds.count("model.called") == 6 and kinds.count("tool.called") == 5
+    assert run_cli(capsys, "check", str(repo))[0] == 0
+    with path.open("a") as fh:  # grown: the resumed import numbers its lines as the file does
+        fh.write("\n\n\nnot json\n")
+    code, out, err = run_cli(capsys, *args)
+    assert code == 0, err
+    grown = len(lines) + 5000 + 1 + 2 + 3 + 1
+    assert f"{path}:{grown}: not JSON" in err
+
+
+def test_a_file_of_blank_lines_only_is_nothing_recognised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, capsys)
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_bytes(b"\n" * (3 << 20))  # three chunks of blank lines
+    code, _, err = run_cli(capsys, "import", "claude-code", str(path), "--repo", str(repo))
+    assert code == 1 and "nothing in it is a claude-code record" in err
+
+
+def test_reading_blank_lines_and_a_long_line_stays_small(tmp_path: Path) -> None:
+    # whole, 40 MB of blank lines held 40 million list entries (about 400 MB) and
+    # a 40 MB line its bytes, text and JSON; read capped, the child stays far below
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    main = T.claude_session("2.1.173")[0]
+    with path.open("w") as fh:
+        fh.write(main)
+        fh.write("\n" * (40 << 20))
+        fh.write('{"pad": "' + "x" * (40 << 20) + '"}\n')
+    script = (
+        "import resource, sys\n"
+        "from git_gasp.adapters import files, lines\n"
+        "source = files.read_source(sys.argv[1])\n"
+        "diag = lines.Diagnostics()\n"
+        "assert len(lines.records(source, diag)) == len(sys.argv[2])\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, diag.blank, len(diag.long))\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", script, str(path), "x" * main.count("\n")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    peak_kb, blank, long = map(int, got.stdout.split())
+    assert (blank, long) == (40 << 20, 1)
+    assert peak_kb < 150 << 10  # MB; measured about 60 with the 32 MiB cap

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
-from git_gasp.adapters.lines import Source
+from git_gasp.adapters.lines import CHUNK, Source, capped
 from git_gasp.errors import USAGE, GaspError
 
 ZST_HINT = "install the zstandard package: pip install 'git-gasp[zstd]'"
@@ -31,18 +31,24 @@ NAME_HINT = "move it away, or name the transcripts: git gasp import claude-code|
 
 def read_source(path: str) -> Source:
     """A native file as text (``.zst`` decompressed); bad bytes become U+FFFD
-    and a leading byte order mark is dropped."""
+    and a leading byte order mark is dropped. Read chunk by chunk, with each
+    line over :data:`~git_gasp.adapters.lines.LINE_CAP` bytes dropped as it
+    goes and each run of blank lines kept as one (:func:`lines.capped`); a
+    ``.zst`` is decompressed whole first."""
     if not os.path.isfile(path):  # a pipe would block the import, a device never end
         raise GaspError(f"{_shown(path)}: not a regular file", NAME_HINT, USAGE)
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            chunks: Iterable[bytes] = iter(lambda: fh.read(CHUNK), b"")
+            if path.endswith(".zst"):
+                whole = _unzstd(path, fh.read())
+                chunks = (whole[i : i + CHUNK] for i in range(0, len(whole), CHUNK))
+            data, gaps, long = capped(chunks)
     except OSError as exc:
         why = f"{_shown(path)}: cannot read: {exc.strerror}"
         raise GaspError(why, NAME_HINT, USAGE) from None
-    if path.endswith(".zst"):
-        data = _unzstd(path, data)
-    return Source(path, data.decode("utf-8", "replace").removeprefix("\ufeff"))
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    return Source(path, text, tuple(gaps), tuple(long))
 
 
 def _shown(path: str) -> str:

@@ -5,6 +5,13 @@ may be torn (a write in flight): that line is ignored and not counted as
 read, so a later import reads it whole. A line that is not JSON anywhere
 else is corrupt: it is reported with its line number and the rest is
 projected. Pure: text in, values out.
+
+A file is read chunk by chunk (:func:`capped`), never held whole in a form
+that grows with what it cannot use: a line over ``LINE_CAP`` bytes is
+dropped as it is read (its place kept by an empty line, and reported with
+its line number and size), and a run of blank lines is kept as one (the
+physical lines it stands for noted), so line numbers stay the file's and
+blank lines are counted in the diagnostics.
 """
 
 from __future__ import annotations
@@ -13,17 +20,108 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from git_gasp.core.event import Event
 
+LINE_CAP = 32 << 20  # bytes of one line an import reads; git-gasp-import(1) documents it
+CHUNK = 1 << 20  # bytes a reader takes at a time (at most LINE_CAP)
+# a newline, then blank lines (ASCII whitespace, each ending in a newline); one
+# character class, not a repeated group: sre takes a MiB of newlines in 1.5 ms
+_BLANKS = re.compile(rb"\n[ \t\r\f\v\n]*\n")
+
 
 class Source(NamedTuple):
-    """One native file: a name to report it by and its text."""
+    """One native file: a name to report it by and its text, as :func:`capped`
+    read it: ``gaps`` are (line of the text, physical lines it stands for
+    beyond itself) for each run of blank lines kept as one, ``long`` are (line
+    of the text, its size in bytes) for each line over the cap, kept empty."""
 
     name: str
     text: str
+    gaps: tuple[tuple[int, int], ...] = ()
+    long: tuple[tuple[int, int], ...] = ()
+
+    def tail(self, offset: int) -> Source:
+        """The text from ``offset`` (a line's start) on, its gaps and long lines too."""
+        if not (self.gaps or self.long):
+            return Source(self.name, self.text[offset:])
+        first = self.text.count("\n", 0, offset)
+        gaps = tuple((i - first, n) for i, n in self.gaps if i >= first)
+        long = tuple((i - first, n) for i, n in self.long if i >= first)
+        return Source(self.name, self.text[offset:], gaps, long)
+
+    def physical(self, start: int, end: int) -> int:
+        """The file's lines that the text's complete lines in ``[start, end)`` stand for."""
+        lines = self.text.count("\n", start, end)
+        if self.gaps:
+            first = self.text.count("\n", 0, start)
+            lines += sum(n for i, n in self.gaps if first <= i < first + lines)
+        return lines
+
+
+def capped(chunks: Iterable[bytes], cap: int = LINE_CAP) -> tuple[bytes, list[Any], list[Any]]:
+    """A file's bytes from ``chunks`` (each at most ``cap`` bytes) with each
+    line over ``cap`` bytes (its newline aside) made empty and each run of
+    blank lines made one, never holding more than ``cap`` bytes of a line;
+    and the ``gaps`` and ``long`` lines of :class:`Source`."""
+    out: list[bytes] = []
+    gaps: list[tuple[int, int]] = []
+    long: list[tuple[int, int]] = []
+    lines = 0  # the complete lines in ``out``
+    pending = bytearray()  # the line being read, while within the cap
+    dropping = -1  # the size so far of a line over the cap, being dropped
+    for chunk in chunks:
+        start = 0
+        if dropping >= 0 or pending:
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                if dropping < 0 and len(pending) + len(chunk) <= cap:
+                    pending += chunk
+                else:
+                    dropping = max(dropping, len(pending)) + len(chunk)
+                    pending.clear()
+                continue
+            size = max(dropping, len(pending)) + nl
+            if size > cap:
+                long.append((lines, size))
+                out.append(b"\n")
+            else:
+                out.append(bytes(pending) + chunk[: nl + 1])
+            lines, start, dropping = lines + 1, nl + 1, -1
+            pending.clear()
+        end = chunk.rfind(b"\n") + 1
+        if end > start:
+            lines = _blanks_as_one(chunk[start:end], out, gaps, lines)
+            start = end
+        pending += chunk[start:]
+    if dropping >= 0 or len(pending) > cap:
+        long.append((lines, max(dropping, len(pending))))
+        out.append(b"\n")
+    elif pending:
+        out.append(bytes(pending))
+    return b"".join(out), gaps, long
+
+
+def _blanks_as_one(body: bytes, out: list[bytes], gaps: list[Any], lines: int) -> int:
+    """Append ``body`` (whole lines) to ``out``, each run of blank lines as one
+    (noted in ``gaps``); the complete lines in ``out`` then."""
+    at = 0
+    for m in _BLANKS.finditer(b"\n" + body):  # a newline before: a run may open the body
+        start, end = m.start(), m.end() - 1  # in ``body``: the run's first blank line, its end
+        blank = body.count(b"\n", start, end)
+        if blank < 2:
+            continue
+        head = body[at:start]
+        out.append(head)
+        lines += head.count(b"\n")
+        gaps.append((lines, blank - 1))
+        out.append(b"\n")
+        lines, at = lines + 1, end
+    out.append(body[at:])
+    return lines + body.count(b"\n", at)
 
 
 class Record(NamedTuple):
@@ -42,6 +140,8 @@ class Diagnostics:
     ignored: Counter[str] = field(default_factory=Counter)
     injected: Counter[str] = field(default_factory=Counter)
     corrupt: list[str] = field(default_factory=list)  # "<file>:<line>: <why>"
+    long: list[str] = field(default_factory=list)  # "<file>:<line>: <size> over the cap"
+    blank: int = 0  # blank lines (no record, not an error)
     torn: list[str] = field(default_factory=list)
     copied: int = 0  # records a child file copied from its parent (never the child's)
     abandoned: int = 0  # records of rewound branches, not projected
@@ -51,7 +151,7 @@ class Diagnostics:
     def warnings(self) -> list[str]:
         """One line for each thing the user should know about."""
         out = list(self.untested)
-        out += [f"{where} (skipped)" for where in self.corrupt]
+        out += [f"{where} (skipped)" for where in self.corrupt + self.long]
         if self.unknown_types:
             shown = ", ".join(f"{k} ({n})" for k, n in sorted(self.unknown_types.items()))
             out.append(f"unknown record types counted, not projected: {shown}")
@@ -69,6 +169,8 @@ class Diagnostics:
             "ignored": dict(sorted(self.ignored.items())),
             "injected": dict(sorted(self.injected.items())),
             "corrupt_lines": list(self.corrupt),
+            "long_lines": list(self.long),
+            "blank_lines": self.blank,
             "torn_last_line": list(self.torn),
             "copied_records": self.copied,
             "abandoned_records": self.abandoned,
@@ -84,7 +186,8 @@ def file_cursor(source: Source) -> dict[str, Any]:
     if end < len(text) and _parses(text[end:]):
         complete = text  # a last line without its newline that is whole
     digest = hashlib.sha256(complete.encode("utf-8", "surrogatepass")).hexdigest()
-    return {"file": source.name, "lines": complete.count("\n"), "sha256": digest}
+    lines = complete.count("\n") + sum(n for _, n in source.gaps)
+    return {"file": source.name, "lines": lines, "sha256": digest}
 
 
 def _parses(text: str) -> bool:
@@ -131,24 +234,32 @@ def records(source: Source, diag: Diagnostics, first_line: int = 1) -> list[Reco
     while last >= 0 and not lines[last].strip():
         last -= 1
     torn_possible = not source.text.endswith("\n")
+    gaps, long = dict(source.gaps), dict(source.long)
+    shift = first_line  # the physical number of the text's line 0, plus the gaps passed
     for index, raw in enumerate(lines):
         if not raw.strip():
+            if index in long:
+                where = f"{source.name}:{index + shift}"
+                diag.long.append(f"{where}: {long[index]} bytes, over the {LINE_CAP}-byte cap")
+            elif index < len(lines) - 1 or raw:  # not the nothing after the last newline
+                diag.blank += 1 + gaps.get(index, 0)
+            shift += gaps.get(index, 0)
             continue
         try:
             value = json.loads(raw)
         except (ValueError, RecursionError) as exc:
             if index == last and torn_possible:
-                diag.torn.append(f"{source.name}:{index + first_line}")
+                diag.torn.append(f"{source.name}:{index + shift}")
                 continue
             why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deep"
-            diag.corrupt.append(f"{source.name}:{index + first_line}: not JSON ({why})")
+            diag.corrupt.append(f"{source.name}:{index + shift}: not JSON ({why})")
             continue
         if "\\u" in raw and _SURROGATE_ESCAPE.search(raw):
             value = _scrubbed(value)
         if not isinstance(value, dict):
-            diag.corrupt.append(f"{source.name}:{index + first_line}: not a JSON object")
+            diag.corrupt.append(f"{source.name}:{index + shift}: not a JSON object")
             continue
-        out.append(Record(index + first_line, value))
+        out.append(Record(index + shift, value))
     return out
 
 

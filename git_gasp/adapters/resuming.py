@@ -49,7 +49,7 @@ def file_end(
     text = source.text
     offset = text.rfind("\n") + 1
     start = int(before["offset"]) if before else 0
-    lines = (int(before["lines"]) if before else 0) + text.count("\n", start, offset)
+    lines = (int(before["lines"]) if before else 0) + source.physical(start, offset)
     leaf = before.get("leaf") if before else None
     for rec in recs:
         uid = rec.value.get("uuid")
@@ -77,7 +77,7 @@ def tails(
             return None
         if _digest(source.text[:offset]) != end.get("sha256"):
             return None
-        tail = Source(source.name, source.text[offset:])
+        tail = source.tail(offset)
         recs = records(tail, diag, first_line=int(end.get("lines") or 0) + 1)
         for rec in recs:
             parent, uid = rec.value.get("parentUuid"), rec.value.get("uuid")
