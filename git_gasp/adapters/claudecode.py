@@ -241,10 +241,11 @@ class _Walk:
             "message_id": message.id,
             "request_id": message.rec.value.get("requestId"),
             "stop_reason": message.stop,
+            "usage": message.usage,
             "session": self.em.session,
         }
-        if not message.again:  # the message's usage is counted once (see _late_usage)
-            meta["usage"] = message.usage
+        if message.again:  # the message's usage is counted once (see _late_usage)
+            del meta["usage"]
         if thinking:
             meta["thinking"] = thinking[-1]
             meta["reasoning"] = "not in the transcript" if "empty" in thinking[-1] else "summary"

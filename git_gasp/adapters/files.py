@@ -1,4 +1,5 @@
-"""The I/O side of the adapters: finding and reading native transcript files.
+"""The I/O side of the adapters: finding native transcript files (reading one:
+:mod:`git_gasp.adapters.reading`).
 
 Claude Code keeps ``<config>/projects/<project>/<session>.jsonl`` (the
 config directory is ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``; the project
@@ -18,109 +19,12 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import NamedTuple
 
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
-from git_gasp.adapters.lines import CHUNK, Source, capped
+from git_gasp.adapters.lines import Source
+from git_gasp.adapters.reading import NAME_HINT, Found, shown
 from git_gasp.errors import USAGE, GaspError
-
-ZST_HINT = "install the zstandard package: pip install 'git-gasp[zstd]'"
-NAME_HINT = "move it away, or name the transcripts: git gasp import claude-code|codex FILE..."
-
-
-def read_source(path: str) -> Source:
-    """A native file as text (``.zst`` decompressed); bad bytes become U+FFFD
-    and a leading byte order mark is dropped. Read chunk by chunk, with each
-    line over :data:`~git_gasp.adapters.lines.LINE_CAP` bytes dropped as it
-    goes and each run of blank lines kept as one (:func:`lines.capped`); a
-    ``.zst`` is decompressed whole first."""
-    if not os.path.isfile(path):  # a pipe would block the import, a device never end
-        raise GaspError(f"{_shown(path)}: not a regular file", NAME_HINT, USAGE)
-    try:
-        with open(path, "rb") as fh:
-            chunks: Iterable[bytes] = iter(lambda: fh.read(CHUNK), b"")
-            if path.endswith(".zst"):
-                whole = _unzstd(path, fh.read())
-                chunks = (whole[i : i + CHUNK] for i in range(0, len(whole), CHUNK))
-            data, gaps, long = capped(chunks)
-    except OSError as exc:
-        why = f"{_shown(path)}: cannot read: {exc.strerror}"
-        raise GaspError(why, NAME_HINT, USAGE) from None
-    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
-    return Source(path, text, tuple(gaps), tuple(long))
-
-
-def _shown(path: str) -> str:
-    """``path`` as a one-line message can show it (bad bytes and newlines escaped)."""
-    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return text.replace("\n", "\\n").replace("\r", "\\r")
-
-
-def _unzstd(path: str, data: bytes) -> bytes:
-    """The frames of a ``.zst`` file, decompressed; a damaged or truncated
-    one is a one-line error."""
-    shown = _shown(path)
-    hint = f"check it with: zstd -t {shown} (the .jsonl it decompresses to imports as it is)"
-    try:  # Python 3.14 has it in the standard library
-        from compression import zstd  # type: ignore[import-not-found]
-    except ImportError:
-        pass
-    else:
-        try:
-            return bytes(zstd.decompress(data))
-        except zstd.ZstdError as exc:
-            raise GaspError(f"{shown}: not a whole zstd file: {exc}", hint, USAGE) from None
-    try:
-        import zstandard
-    except ImportError:
-        raise GaspError(f"{shown}: reading .zst needs zstd support", ZST_HINT, USAGE) from None
-    out: list[bytes] = []
-    while data:  # frame after frame, as the zstd tool reads them
-        reader = zstandard.ZstdDecompressor().decompressobj()
-        try:
-            out.append(reader.decompress(data))
-        except zstandard.ZstdError as exc:
-            raise GaspError(f"{shown}: not a zstd file: {exc}", hint, USAGE) from None
-        if not reader.eof:
-            raise GaspError(f"{shown}: the zstd stream is truncated", hint, USAGE)
-        data = reader.unused_data
-    return b"".join(out)
-
-
-class Skipped(NamedTuple):
-    """A file found under a directory that could not be read, and why."""
-
-    path: str  # as a one-line message can show it
-    reason: str
-
-
-class Found:
-    """The files an import reads. One found under a directory (or in the
-    agent's own location) that cannot be read is skipped, its reason kept,
-    and the rest imported; a file named on the command line is never
-    skipped, and with ``strict`` none is: reading it stays an error."""
-
-    def __init__(self, strict: bool = False, named: bool = True) -> None:
-        self.strict = strict
-        self.naming = named  # False: the paths come from the agent's own location
-        self.named: set[str] = set()  # the files named (absolute paths)
-        self.skipped: list[Skipped] = []
-
-    def read(self, path: str) -> Source | None:
-        """``path``'s source, or None when it is skipped."""
-        if self.strict or path in self.named:
-            return read_source(path)
-        try:
-            return read_source(path)
-        except GaspError as exc:
-            self.skip(path, exc.message.removeprefix(f"{_shown(path)}: "))
-            return None
-
-    def skip(self, path: str, reason: str) -> None:
-        if self.strict or path in self.named:
-            raise GaspError(f"{_shown(path)}: {reason}", NAME_HINT, USAGE)
-        self.skipped.append(Skipped(_shown(path), reason))
 
 
 def expand(
@@ -144,9 +48,9 @@ def expand(
             if found is not None and found.naming:
                 found.named.add(path)
         elif os.path.lexists(path):
-            raise GaspError(f"{_shown(path)}: not a regular file", NAME_HINT, USAGE)
+            raise GaspError(f"{shown(path)}: not a regular file", NAME_HINT, USAGE)
         else:
-            raise GaspError(f"{_shown(path)}: no such file or directory", NAME_HINT, USAGE)
+            raise GaspError(f"{shown(path)}: no such file or directory", NAME_HINT, USAGE)
     return list(dict.fromkeys(out))
 
 
@@ -228,7 +132,7 @@ def claude_sessions(paths: Iterable[str], found: Found | None = None) -> list[Se
         parent = _parent_session(path) or _first_field(source.text, "sessionId")
         if parent is None:
             raise GaspError(
-                f"{_shown(path)}: a subagent file whose session is unknown",
+                f"{shown(path)}: a subagent file whose session is unknown",
                 "name its session's main file too: git gasp import claude-code SESSION.jsonl",
                 USAGE,
             )

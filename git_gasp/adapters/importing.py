@@ -289,11 +289,11 @@ def import_all(
 ) -> Imports:
     """Import every session the paths (or the agent's default location) hold;
     a file found there that cannot be read is skipped (``Imports.skipped``)."""
-    from git_gasp.adapters import files
+    from git_gasp.adapters import files, reading
 
     config = lift_config(root, lift)
     actor = import_actor(root, agent_name)
-    found = files.Found(named=bool(paths))
+    found = reading.Found(named=bool(paths))
     if agent_name == "claude-code":
         if not paths:
             paths = files.claude_defaults(env, session, project, since)

@@ -71,37 +71,37 @@ def capped(chunks: Iterable[bytes], cap: int = LINE_CAP) -> tuple[bytes, list[An
     gaps: list[tuple[int, int]] = []
     long: list[tuple[int, int]] = []
     lines = 0  # the complete lines in ``out``
-    pending = bytearray()  # the line being read, while within the cap
-    dropping = -1  # the size so far of a line over the cap, being dropped
+    pending: list[bytes] = []  # the line being read, in pieces, while within the cap
+    held = 0  # their size; once over the cap, the size so far of the line dropped
     for chunk in chunks:
         start = 0
-        if dropping >= 0 or pending:
+        if held:
             nl = chunk.find(b"\n")
             if nl < 0:
-                if dropping < 0 and len(pending) + len(chunk) <= cap:
-                    pending += chunk
+                held += len(chunk)
+                if held > cap:
+                    pending = []  # dropped: only its size is kept
                 else:
-                    dropping = max(dropping, len(pending)) + len(chunk)
-                    pending.clear()
+                    pending.append(chunk)
                 continue
-            size = max(dropping, len(pending)) + nl
-            if size > cap:
-                long.append((lines, size))
+            if held + nl > cap:
+                long.append((lines, held + nl))
                 out.append(b"\n")
             else:
-                out.append(bytes(pending) + chunk[: nl + 1])
-            lines, start, dropping = lines + 1, nl + 1, -1
-            pending.clear()
+                out.append(b"".join([*pending, chunk[: nl + 1]]))
+            lines, start, held, pending = lines + 1, nl + 1, 0, []
         end = chunk.rfind(b"\n") + 1
         if end > start:
             lines = _blanks_as_one(chunk[start:end], out, gaps, lines)
             start = end
-        pending += chunk[start:]
-    if dropping >= 0 or len(pending) > cap:
-        long.append((lines, max(dropping, len(pending))))
+        if start < len(chunk):
+            held, pending = len(chunk) - start, [chunk[start:]]
+            pending = [] if held > cap else pending
+    if held > cap:
+        long.append((lines, held))
         out.append(b"\n")
-    elif pending:
-        out.append(bytes(pending))
+    elif held:
+        out.append(b"".join(pending))
     return b"".join(out), gaps, long
 
 
