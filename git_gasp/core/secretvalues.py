@@ -86,7 +86,7 @@ def _is_placeholder(value: str) -> bool:
 
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ALNUM = frozenset(_BASE62)  # ASCII letters and digits
 _TOKEN_CHARS = _ALNUM | {"_", "-"}
 _ANTHROPIC_KIND = re.compile(r"(?:api|admin|oat)[0-9]{2}-")
 
