@@ -324,6 +324,10 @@ class _Walk:
         self._flush()
         self.diag.recognised += 1
         before = self.total or {}
+        if any(_is_count(v) and v < _count(before.get(k)) for k, v in total.items()):
+            # a resumed Codex appends to the rollout with totals counted from zero again
+            self.diag.ignored["token_count total started again (counted from zero)"] += 1
+            before = {}
         delta = {k: v - _count(before.get(k)) for k, v in total.items() if _is_count(v)}
         self.total = total
         meta = {"session": self.em.session, "usage": delta, "total_token_usage": total}

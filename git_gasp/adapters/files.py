@@ -225,6 +225,9 @@ def codex_home(env: Mapping[str, str]) -> str:
 
 
 CODEX_SUFFIXES = (".jsonl", ".jsonl.zst")
+_NAMED_UUID = re.compile(
+    r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
+)
 
 
 def codex_defaults(
@@ -262,7 +265,7 @@ def codex_sessions(paths: Iterable[str]) -> list[CodexSession]:
         meta = _session_meta(source)
         thread = meta.get("id")
         if not isinstance(thread, str):
-            thread = os.path.basename(path).split(".")[0].removeprefix("rollout-")
+            thread = _thread_of_name(os.path.basename(path))
         threads.setdefault(thread, []).append(source)
         parent = _parent_thread(meta)
         if parent is not None:
@@ -275,6 +278,14 @@ def codex_sessions(paths: Iterable[str]) -> list[CodexSession]:
         children = {t: threads[t][0] for t, r in roots.items() if r == thread and t != thread}
         out.append(CodexSession(thread, sources, children))
     return out
+
+
+def _thread_of_name(name: str) -> str:
+    """The thread a rollout's name says: the UUID ``rollout-<time>-<uuid>``
+    ends with, else the name without its suffix and prefix."""
+    stem = name.split(".")[0].removeprefix("rollout-")
+    found = _NAMED_UUID.search(stem)
+    return found.group(1) if found else stem
 
 
 def _root(thread: str, parents: dict[str, str], threads: Mapping[str, object]) -> str:

@@ -5,7 +5,8 @@
   streaming at one import and final at the next keeps the final figures).
   Input, output, cache-creation and cache-read tokens are the API's.
 - Codex reports cumulative totals per thread: each imported ``token_count``
-  is a delta of them, so the per-session sum is the last total. Input
+  is a delta of them, so the per-session sum is the last total (a total
+  that fell, as a resumed Codex writes one, counts from zero again). Input
   excludes the cached tokens, which are the cache reads.
 - A subagent's messages are counted once, in its own file; records a child
   copied from its parent were never imported as the child's.

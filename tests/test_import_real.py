@@ -1,0 +1,164 @@
+"""Shapes that real public transcripts showed and our own fixtures did not: each
+case is a synthetic fixture written here in the shape a real Claude Code or
+Codex file had (no real content is copied), with what the projection and
+``usage`` must make of it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_gasp.adapters import codex
+from git_gasp.adapters.codex import CodexSession
+from git_gasp.adapters.lines import Projection, Source
+from git_gasp.adapters.usage import counted
+from git_gasp.cli.root import main
+from git_gasp.core.event import Actor
+from tests import transcripts as T
+
+ACTOR = Actor("agent", "importer")
+
+
+def _never(_: str) -> bool:
+    return False
+
+
+def _rollout(*items: tuple[str, dict[str, Any] | None]) -> str:
+    return "".join(
+        json.dumps(
+            {"timestamp": f"2026-08-28T10:{i // 60:02d}:{i % 60:02d}.000Z", "type": k}
+            | ({} if p is None else {"payload": p})
+        )
+        + "\n"
+        for i, (k, p) in enumerate(items)
+    )
+
+
+def _tokens(
+    inp: int, cached: int, out: int, last: tuple[int, int, int] | None = None
+) -> tuple[str, dict[str, Any]]:
+    total = {
+        "input_tokens": inp,
+        "cached_input_tokens": cached,
+        "output_tokens": out,
+        "reasoning_output_tokens": 0,
+        "total_tokens": inp + out,
+    }
+    li, lc, lo = last or (inp, cached, out)
+    recent = {
+        "input_tokens": li,
+        "cached_input_tokens": lc,
+        "output_tokens": lo,
+        "reasoning_output_tokens": 0,
+        "total_tokens": li + lo,
+    }
+    info = {"total_token_usage": total, "last_token_usage": recent, "model_context_window": 258400}
+    return ("event_msg", {"type": "token_count", "info": info, "rate_limits": None})
+
+
+def _codex(text: str) -> Projection:
+    return codex.project(
+        CodexSession(T.CODEX_SESSION, [Source("r.jsonl", text)], {}), ACTOR, _never
+    )
+
+
+def _totals(p: Projection) -> dict[str, int]:
+    sums = {"input": 0, "output": 0, "cache_creation": 0, "cache_read": 0}
+    for _, _, counts in counted(p.events):
+        for field in sums:
+            sums[field] += counts[field]
+    return sums
+
+
+def _turn(prompt: str, said: str) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (
+            "turn_context",
+            {"cwd": "/r", "approval_policy": "on-request", "model": "gpt-5.1-codex-max"},
+        ),
+        ("event_msg", {"type": "user_message", "message": prompt, "images": []}),
+        (
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": said}],
+            },
+        ),
+    ]
+
+
+# -- Codex: a cumulative total that starts again ----------------------------------------------
+
+
+def test_codex_a_total_that_starts_again_is_counted_from_zero_never_negative() -> None:
+    """A resumed Codex (0.5x/0.6x, Nov 2025) appended to the same rollout with
+    its ``total_token_usage`` counting from zero again (the real file fell from
+    12.4M input to 194,558, equal to that call's ``last_token_usage``). The new
+    total is what the new process used, not a negative delta of the old one."""
+    meta = ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.63.0"})
+    text = _rollout(
+        meta,
+        *_turn("first", "one"),
+        _tokens(12_000, 10_000, 200),
+        _tokens(20_000, 16_000, 300, last=(8_000, 6_000, 100)),
+        *_turn("after a resume", "two"),
+        _tokens(1_500, 1_000, 13),  # the total starts again
+        _tokens(1_500, 1_000, 13),  # and repeats: counted once
+    )
+    got = _codex(text)
+    deltas = [e.payload["metadata"]["usage"] for e in got.events if e.kind == "model.finished"]
+    assert all(v >= 0 for d in deltas for v in d.values()), deltas
+    # ccusage's rule for Codex (its sum of last_token_usage) gives the same figures
+    assert _totals(got) == {
+        "input": (20_000 - 16_000) + (1_500 - 1_000),
+        "output": 300 + 13,
+        "cache_creation": 0,
+        "cache_read": 16_000 + 1_000,
+    }
+    assert got.diagnostics.ignored["token_count total started again (counted from zero)"] == 1
+
+
+def test_codex_usage_of_a_total_that_starts_again_through_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    path = tmp_path / f"rollout-2025-11-22T21-45-35-{T.CODEX_SESSION}.jsonl"
+    path.write_text(
+        _rollout(
+            ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.63.0"}),
+            *_turn("first", "one"),
+            _tokens(12_000, 10_000, 200),
+            *_turn("after a resume", "two"),
+            _tokens(1_500, 1_000, 13),
+        )
+    )
+    assert main(["import", "codex", str(path), "--repo", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["usage", "--repo", str(repo), "--json"]) == 0
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    assert totals["input"] == 2_000 + 500
+    assert totals["cache_read"] == 11_000
+    assert totals["output"] == 213
+
+
+def test_codex_a_rollout_without_session_meta_is_named_by_the_uuid_in_its_file_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rollout cut from its head (the real one was a ``tail`` of it) has no
+    ``session_meta``: its thread is the UUID its file name ends with, the id an
+    ``Agent-Session: codex:<id>`` trailer and the hooks name, not the name's
+    local-time stamp as well."""
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    path = tmp_path / f"rollout-2025-11-22T21-45-35-{T.CODEX_SESSION}.jsonl"
+    path.write_text(_rollout(*_turn("first", "one"), _tokens(1_500, 1_000, 13)))
+    capsys.readouterr()
+    assert main(["import", "codex", str(path), "--repo", str(repo), "--json"]) == 0
+    [session] = json.loads(capsys.readouterr().out)["sessions"]
+    assert session["session"] == T.CODEX_SESSION
