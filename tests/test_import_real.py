@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from git_gasp.adapters import codex
+from git_gasp.adapters import claudecode, codex
+from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
 from git_gasp.adapters.lines import Projection, Source
 from git_gasp.adapters.usage import counted
@@ -162,3 +163,106 @@ def test_codex_a_rollout_without_session_meta_is_named_by_the_uuid_in_its_file_n
     assert main(["import", "codex", str(path), "--repo", str(repo), "--json"]) == 0
     [session] = json.loads(capsys.readouterr().out)["sessions"]
     assert session["session"] == T.CODEX_SESSION
+
+
+# -- Claude Code: what 2.1.x writes beside user and assistant lines ----------------------------
+
+
+def _cc(text: str, subs: dict[str, str] | None = None) -> Projection:
+    session = Session(
+        T.SESSION,
+        [Source("main.jsonl", text)],
+        {k: Source(f"agent-{k}.jsonl", v) for k, v in (subs or {}).items()},
+    )
+    return claudecode.project(session, ACTOR, _never)
+
+
+def _tasks(p: Projection) -> list[str]:
+    return [e.payload["title"] for e in p.events if e.kind == "task.created"]
+
+
+def _queued(m: T.Claude, prompt: Any, mode: str | None, origin: str | None) -> None:
+    attachment: dict[str, Any] = {"type": "queued_command", "prompt": prompt}
+    if mode is not None:
+        attachment["commandMode"] = mode
+    if origin is not None:
+        attachment["origin"] = {"kind": origin}
+    m.add(m._base("attachment", attachment=attachment))
+
+
+def test_cc_a_prompt_queued_while_the_agent_worked_is_a_task() -> None:
+    """2.1.x records what a person types while the agent is busy as an
+    ``attachment`` of type ``queued_command`` (``commandMode`` ``prompt``,
+    origin human), never as a ``user`` line: the enqueue/dequeue bookkeeping
+    repeats the words and stays ignored, the queued prompt is a task; a queued
+    task notification is injected text."""
+    m = T.Claude("2.1.220")
+    m.user("Make the retry test pass")
+    m.assistant("msg_q1", [{"type": "text", "text": "Looking."}], T.usage(5, 2), stop="tool_use")
+    m.add(
+        {
+            "type": "queue-operation",
+            "operation": "enqueue",
+            "content": "and check the logs",
+            "sessionId": T.SESSION,
+            "timestamp": "2026-06-15T10:00:30.000Z",
+        }
+    )
+    m.add(
+        {
+            "type": "queue-operation",
+            "operation": "dequeue",
+            "sessionId": T.SESSION,
+            "timestamp": "2026-06-15T10:00:31.000Z",
+        }
+    )
+    _queued(m, "and check the logs", "prompt", "human")
+    _queued(m, "also the docs", None, None)  # an older line: no mode, no origin
+    _queued(
+        m,
+        "<task-notification>agent a1 done</task-notification>",
+        "task-notification",
+        "task-notification",
+    )
+    m.assistant("msg_q2", [{"type": "text", "text": "Done."}], T.usage(7, 3))
+    got = _cc(m.text())
+    assert _tasks(got) == ["Make the retry test pass", "and check the logs", "also the docs"]
+    assert got.diagnostics.injected["queued task-notification"] == 1
+    assert got.diagnostics.ignored["queue-operation"] == 2
+    assert "attachment" not in got.diagnostics.unknown_types
+
+
+def test_cc_a_queued_prompt_in_a_subagent_file_is_not_a_person_s_task() -> None:
+    m = T.Claude("2.1.220")
+    m.user("Survey the repo")
+    m.assistant(
+        "msg_s1",
+        [{"type": "tool_use", "id": "toolu_s1", "name": "Agent", "input": {"description": "s"}}],
+        T.usage(5, 2),
+        stop="tool_use",
+    )
+    m.tool_result("toolu_s1", "ok", structured={"agentId": "s1", "status": "completed"})
+    child = T.Claude("2.1.220", sidechain=True, tag="s1")
+    child.user("look at src/")
+    _queued(child, "and src/web too", "prompt", "human")
+    child.assistant("msg_c1", [{"type": "text", "text": "seen"}], T.usage(3, 1))
+    got = _cc(m.text(), {"s1": child.text()})
+    assert _tasks(got) == ["Survey the repo"]
+    assert got.diagnostics.injected["subagent prompt"] == 2
+
+
+def test_cc_2_1_220_metadata_records_are_known_the_unexplained_stay_visible() -> None:
+    """2.1.220 re-appends session metadata records (``mode`` and
+    ``permission-mode`` about every 32 KiB) and writes ``file-history-delta``
+    beside ``file-history-snapshot``: known, counted as ignored, no warning.
+    A record type nobody has explained stays an unknown type, in the warning."""
+    m = T.Claude("2.1.220")
+    m.user("Make the retry test pass")
+    for kind in ("file-history-delta", "agent-color", "agent-setting", "tag", "worktree-state"):
+        m.add({"type": kind, "sessionId": T.SESSION})
+    m.add({"type": "marble-origami-commit", "sessionId": T.SESSION})
+    m.assistant("msg_m1", [{"type": "text", "text": "Done."}], T.usage(5, 2))
+    got = _cc(m.text())
+    assert got.diagnostics.ignored["file-history-delta"] == 1
+    assert dict(got.diagnostics.unknown_types) == {"marble-origami-commit": 1}
+    assert any("marble-origami-commit (1)" in w for w in got.diagnostics.warnings())

@@ -19,7 +19,8 @@ EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "mcp__acp__Write", "
 SUBAGENT_TOOLS = ("Agent", "Task")
 IGNORED_TYPES = frozenset(
     "summary file-history-snapshot queue-operation progress attachment ai-title custom-title "
-    "last-prompt agent-name mode permission-mode pr-link".split()
+    "last-prompt agent-name mode permission-mode pr-link file-history-delta agent-color "
+    "agent-setting tag worktree-state".split()
 )
 IGNORED_SYSTEM = frozenset(
     "turn_duration stop_hook_summary local_command away_summary informational".split()
@@ -79,6 +80,30 @@ def injected_text(text: str) -> str | None:
         if stripped.startswith(prefix):
             return why
     return None if stripped else "empty"
+
+
+def queued_prompt(value: dict[str, Any], diag: Diagnostics) -> dict[str, Any] | None:
+    """An ``attachment`` line as the ``user`` line it stands for, when it is a
+    prompt a person typed while the agent worked: 2.1.x records one as type
+    ``queued_command`` with ``commandMode`` ``prompt`` and origin ``human``
+    (older lines name neither), never as a ``user`` line. Any other queued
+    command (a task notification, …) is injected text; any other attachment
+    (skill and tool listings, reminders, …) is counted as ignored."""
+    found = value.get("attachment")
+    attachment: dict[str, Any] = found if isinstance(found, dict) else {}
+    if attachment.get("type") != "queued_command":
+        diag.ignored["attachment"] += 1
+        return None
+    mode = attachment.get("commandMode") or "prompt"
+    origin = attachment.get("origin")
+    who = origin.get("kind") if isinstance(origin, dict) else None
+    prompt = attachment.get("prompt")
+    if mode != "prompt" or who not in (None, "human") or not isinstance(prompt, str | list):
+        diag.injected[f"queued {mode if mode != 'prompt' else who or 'command'}"] += 1
+        return None
+    keep = ("uuid", "parentUuid", "timestamp", "promptId", "isSidechain")
+    line = {k: value[k] for k in keep if k in value}
+    return {**line, "type": "user", "message": {"role": "user", "content": prompt}}
 
 
 def text_of(content: Any) -> str:

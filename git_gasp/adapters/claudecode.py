@@ -4,7 +4,7 @@ A session is its main file(s) and its subagent files (``agent-<id>.jsonl``,
 either beside the main file (before 2.1.2) or under ``<session>/subagents/``).
 Mapping (adapters.md §7.2):
 
-- a prompt a person typed → ``task.created``; injected text (system
+- a prompt a person typed (or queued) → ``task.created``; injected text (system
   reminders, slash and local commands, compaction summaries, skill text,
   hook output, interrupt and queue markers, ``isMeta`` lines) never is;
 - the lines of one assistant message (one ``message.id``) → one
@@ -163,6 +163,9 @@ class _Walk:
                 self._user(rec, ms, frame, child)
             elif kind == "system":
                 F.system_line(self.em, self.diag, rec.value, ms, summaries)
+            elif kind == "attachment":  # a prompt queued while the agent worked is a user line
+                if (typed := F.queued_prompt(value, self.diag)) is not None:
+                    self._user(Record(rec.line, typed), ms, frame, child)
             elif isinstance(kind, str) and kind in F.IGNORED_TYPES:
                 self.diag.ignored[kind] += 1
             else:
