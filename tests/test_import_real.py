@@ -266,3 +266,190 @@ def test_cc_2_1_220_metadata_records_are_known_the_unexplained_stay_visible() ->
     assert got.diagnostics.ignored["file-history-delta"] == 1
     assert dict(got.diagnostics.unknown_types) == {"marble-origami-commit": 1}
     assert any("marble-origami-commit (1)" in w for w in got.diagnostics.warnings())
+
+
+# -- Codex: the bare rollouts of 2025 ------------------------------------------------------------
+
+BARE = [
+    {
+        "id": T.CODEX_SESSION,
+        "timestamp": "2025-08-02T17:17:41.762Z",
+        "instructions": None,
+        "git": {"commit_hash": "e4b91cc2", "branch": "main"},
+    },
+    {"record_type": "state"},
+    {
+        "type": "message",
+        "role": "user",
+        "content": [
+            {
+                "type": "input_text",
+                "text": "<environment_context>\n  <cwd>/r</cwd>\n</environment_context>",
+            }
+        ],
+    },
+    {"record_type": "state"},
+    {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "list the files"}],
+    },
+    {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": "Listing"}],
+        "encrypted_content": "gAAAA",
+    },
+    {
+        "type": "function_call",
+        "id": "fc_1",
+        "name": "shell",
+        "arguments": json.dumps({"command": ["bash", "-lc", "ls"]}),
+        "call_id": "call_1",
+    },
+    {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": json.dumps({"output": "a.txt\n", "metadata": {"exit_code": 0}}),
+    },
+    {"record_type": "state"},
+    {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "There is one file, a.txt."}],
+    },
+]
+
+
+def test_codex_a_bare_2025_rollout_is_projected() -> None:
+    """Before the ``{timestamp, type, payload}`` envelope (Codex up to about
+    Sept 2025) a rollout began with the bare session meta (``id``,
+    ``timestamp``, ``instructions``, ``git``), held bare response items with no
+    time of their own and ``{"record_type":"state"}`` markers. Every such file
+    was refused as "nothing recognised"."""
+    text = "".join(json.dumps(v) + "\n" for v in BARE)
+    got = _codex(text)
+    kinds = [e.kind for e in got.events if e.kind != "state.ops_applied"]
+    assert kinds == ["run.started", "task.created", "model.called", "tool.called", "model.called"]
+    [task] = [e.payload for e in got.events if e.kind == "task.created"]
+    assert task["title"] == "list the files"
+    [tool] = [e.payload for e in got.events if e.kind == "tool.called"]
+    assert tool["success"] is True and tool["tool"] == "shell"
+    assert got.diagnostics.ignored["record_type state"] == 3
+    assert not got.diagnostics.unknown_types
+
+
+def test_codex_a_bare_2025_rollout_imports_under_its_own_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    path = tmp_path / "rollout-2025-08-02T17-17-41-legacy.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in BARE))
+    capsys.readouterr()
+    assert main(["import", "codex", str(path), "--repo", str(repo), "--json"]) == 0
+    [session] = json.loads(capsys.readouterr().out)["sessions"]
+    assert session["session"] == T.CODEX_SESSION
+    assert session["task"] == "list the files"
+    assert main(["check", str(repo)]) == 0
+
+
+def _user_item(text: str) -> tuple[str, dict[str, Any]]:
+    content = [{"type": "input_text", "text": text}]
+    return ("response_item", {"type": "message", "role": "user", "content": content})
+
+
+def test_codex_newer_injected_envelopes_and_the_ide_request_marker() -> None:
+    """Codex 0.142+ injects ``<app-context>`` (Codex Desktop), ``<environment>``,
+    ``<environment-change>``, ``<collaboration_mode>``, ``<plugins_instructions>``
+    and ``<apps_instructions>`` blocks; an IDE-started 2025 prompt wraps what the
+    person typed after ``## My request for Codex:``."""
+    meta = ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.142.4"})
+    text = _rollout(
+        meta,
+        *[
+            _user_item(f"<{tag}>x</{tag}>")
+            for tag in (
+                "app-context",
+                "environment",
+                "environment-change",
+                "collaboration_mode",
+                "plugins_instructions",
+                "apps_instructions",
+            )
+        ],
+        _user_item(
+            "# Context from my IDE setup:\n\n## Active file: src/a.py\n\n"
+            "## My request for Codex:\nfix the retry bug\n"
+        ),
+    )
+    got = _codex(text)
+    assert [e.payload["title"] for e in got.events if e.kind == "task.created"] == [
+        "fix the retry bug"
+    ]
+    assert sum(got.diagnostics.injected.values()) == 6
+
+
+def test_codex_0_156_inter_agent_messages_and_code_mode_exec() -> None:
+    """0.156 writes the task a parent sends its subagent as a ``response_item``
+    ``agent_message`` (author, recipient, encrypted content): injected, not an
+    unknown record. Its code-mode ``exec`` tool answers with text blocks whose
+    JSON part carries the command's ``exit_code``: a non-zero one is a failure."""
+    meta = ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.156.1"})
+
+    def out(code: int) -> list[dict[str, str]]:
+        part = {"chunk_id": "7f0905", "exit_code": code, "output": "x\n"}
+        return [
+            {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+            {"type": "input_text", "text": json.dumps(part)},
+        ]
+
+    text = _rollout(
+        meta,
+        (
+            "response_item",
+            {
+                "type": "agent_message",
+                "author": "/root",
+                "recipient": "/root/t",
+                "content": [
+                    {"type": "input_text", "text": "Message Type: NEW_TASK"},
+                    {"type": "encrypted_content", "encrypted_content": "gAAA"},
+                ],
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_a",
+                "name": "exec",
+                "input": 'text(await tools.exec_command({cmd:"true"}));',
+            },
+        ),
+        (
+            "response_item",
+            {"type": "custom_tool_call_output", "call_id": "call_a", "output": out(0)},
+        ),
+        (
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_b",
+                "name": "exec",
+                "input": 'text(await tools.exec_command({cmd:"false"}));',
+            },
+        ),
+        (
+            "response_item",
+            {"type": "custom_tool_call_output", "call_id": "call_b", "output": out(1)},
+        ),
+    )
+    got = _codex(text)
+    assert not got.diagnostics.unknown_types
+    assert got.diagnostics.injected["inter-agent message"] == 1
+    calls = [e.payload["success"] for e in got.events if e.kind == "tool.called"]
+    assert calls == [True, False]

@@ -96,8 +96,8 @@ class _Walk:
         self.prefer_events = any(F.typed_prompt(r.value) is not None for r in recs)
         name = source.name.rsplit("/", 1)[-1]
         for rec in recs:
-            value, payload = rec.value, rec.value.get("payload")
-            kind = value.get("type")
+            value = rec.value
+            kind, payload = F.enveloped(value)
             if not isinstance(payload, dict):
                 self.diag.unknown_types[f"{kind} without payload"] += 1
                 continue
@@ -119,7 +119,9 @@ class _Walk:
                 self.diag.recognised += 1
                 text = str(payload.get("message") or "")
                 self.em.observation(key, "context compacted (local)", text, ms, {})
-            elif isinstance(kind, str) and kind in F.NEWER_TYPES:
+            elif isinstance(kind, str) and (
+                kind in F.NEWER_TYPES or kind.startswith("record_type")
+            ):
                 self.diag.ignored[str(kind)] += 1
             else:
                 self.diag.unknown_types[str(kind)] += 1
@@ -149,6 +151,8 @@ class _Walk:
             self.diag.recognised += 1
             text = "the summary is encrypted (remote compaction): not readable"
             self.em.observation(key, "context compacted (remote)", text, ms, {})
+        elif kind == "agent_message":  # 0.15x: what a parent thread sends its subagent
+            self.diag.injected["inter-agent message"] += 1
         elif kind in ("ghost_snapshot", "tool_search_call", "tool_search_output"):
             self.diag.ignored[f"response_item/{kind}"] += 1
         else:
@@ -335,6 +339,7 @@ class _Walk:
 
     def _task(self, key: str, text: str, ms: int) -> None:
         self.diag.recognised += 1
+        text = text.split(F.IDE_REQUEST, 1)[-1]
         self.prompt = text.strip()
         self.first_prompt = self.first_prompt or self.prompt
         self.em.task(f"prompt:{key}", text, ms, {"line": key})

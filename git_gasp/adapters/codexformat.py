@@ -31,10 +31,40 @@ INJECTED = (
     ("<turn_aborted>", "interrupt marker"),
     ("<user_shell_command>", "local command"),
     ("<skill", "skill text"),
+    ("<app-context>", "app context"),  # Codex Desktop
+    ("<environment>", "environment context"),
+    ("<environment-change>", "environment context"),
+    ("<collaboration_mode>", "collaboration mode"),
+    ("<plugins_instructions>", "plugin instructions"),
+    ("<apps_instructions>", "app instructions"),
 )
-EXIT = re.compile(r"(?:Process exited with code|Exit code:?) (-?\d+)")
+IDE_REQUEST = "## My request for Codex:"  # what a 2025 IDE-started prompt wraps
+EXIT = re.compile(r"(?:Process exited with code|Exit code:?|\"exit_code\":) ?(-?\d+)")
 PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
 SHELLS = ("exec_command", "shell", "shell_command", "local_shell", "container.exec")
+
+
+BARE_ITEMS = frozenset(
+    "message reasoning function_call function_call_output custom_tool_call "
+    "custom_tool_call_output local_shell_call web_search_call".split()
+)
+
+
+def enveloped(value: dict[str, Any]) -> tuple[Any, Any]:
+    """A line's ``(type, payload)``. Rollouts of 2025 (before the ``{timestamp,
+    type, payload}`` envelope) begin with the bare session meta (``id``,
+    ``timestamp``, ``instructions``, ``git``), hold bare response items, and
+    ``{"record_type": "state"}`` markers (which later files still carry)."""
+    if "payload" in value:
+        return value.get("type"), value["payload"]
+    if isinstance(value.get("record_type"), str):
+        return f"record_type {value['record_type']}", {}
+    kind = value.get("type")
+    if kind is None and isinstance(value.get("id"), str) and "timestamp" in value:
+        return "session_meta", value
+    if isinstance(kind, str) and kind in BARE_ITEMS:
+        return "response_item", value
+    return kind, None
 
 
 def typed_prompt(value: dict[str, Any]) -> str | None:

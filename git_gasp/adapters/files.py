@@ -21,6 +21,7 @@ from datetime import datetime
 
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
+from git_gasp.adapters.codexformat import enveloped
 from git_gasp.adapters.lines import Source
 from git_gasp.errors import USAGE, GaspError
 
@@ -305,14 +306,8 @@ def _session_meta(source: Source) -> dict[str, object]:
         value = json.loads(source.text.split("\n", 1)[0])
     except (ValueError, RecursionError):
         return {}
-    payload = value.get("payload") if isinstance(value, dict) else None
-    if (
-        isinstance(value, dict)
-        and value.get("type") == "session_meta"
-        and isinstance(payload, dict)
-    ):
-        return payload
-    return {}
+    kind, payload = enveloped(value) if isinstance(value, dict) else (None, None)
+    return payload if kind == "session_meta" and isinstance(payload, dict) else {}
 
 
 def _parent_thread(meta: dict[str, object]) -> str | None:
