@@ -453,3 +453,84 @@ def test_codex_0_156_inter_agent_messages_and_code_mode_exec() -> None:
     assert got.diagnostics.injected["inter-agent message"] == 1
     calls = [e.payload["success"] for e in got.events if e.kind == "tool.called"]
     assert calls == [True, False]
+
+
+def test_codex_0_156_spawn_agent_names_its_child_by_task_name() -> None:
+    """0.156's ``spawn_agent`` answers ``{"task_name": "/root/echo_task"}``, no
+    ``agent_id``; the child rollout's ``session_meta`` has the same
+    ``agent_path`` (and ``source.subagent.thread_spawn.parent_thread_id``). The
+    child is projected in the frame of that call, not as a frame no call made."""
+    child_id = "01a0e81b-4af7-7330-a113-bad47ba77c3e"
+    parent = _rollout(
+        (
+            "session_meta",
+            {
+                "id": T.CODEX_SESSION,
+                "cwd": "/r",
+                "cli_version": "0.156.1",
+                "source": "exec",
+                "thread_source": "user",
+            },
+        ),
+        *_turn("echo something in a subagent", "spawning"),
+        (
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "spawn_agent",
+                "namespace": "collaboration",
+                "call_id": "call_s",
+                "arguments": json.dumps(
+                    {"task_name": "echo_task", "fork_turns": "none", "message": "gAAAA"}
+                ),
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "call_s",
+                "output": json.dumps({"task_name": "/root/echo_task"}),
+            },
+        ),
+    )
+    spawn = {
+        "parent_thread_id": T.CODEX_SESSION,
+        "depth": 1,
+        "agent_path": "/root/echo_task",
+        "agent_nickname": "Boyle",
+        "agent_role": None,
+    }
+    child = _rollout(
+        (
+            "session_meta",
+            {
+                "id": child_id,
+                "cwd": "/r",
+                "cli_version": "0.156.1",
+                "source": {"subagent": {"thread_spawn": spawn}},
+                "thread_source": "subagent",
+                "agent_nickname": "Boyle",
+                "agent_path": "/root/echo_task",
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "sub-ok"}],
+            },
+        ),
+    )
+    session = CodexSession(
+        T.CODEX_SESSION, [Source("p.jsonl", parent)], {child_id: Source("c.jsonl", child)}
+    )
+    got = codex.project(session, ACTOR, _never)
+    [frame] = [e.payload for e in got.events if e.kind == "frame.created"]
+    assert frame["title"] == "subagent Boyle"
+    kinds = [e.kind for e in got.events if e.kind != "state.ops_applied"]
+    said = [e for e in got.events if e.kind == "model.called"][-1]
+    assert said.payload.get("output_summary") == "sub-ok"
+    # the frame comes with the call that made it, the child's work inside it after
+    assert kinds.index("tool.called") < kinds.index("frame.created") < len(kinds) - 1

@@ -82,6 +82,7 @@ class _Walk:
         self.pending: dict[str, tuple[str, str, int, str | None, str]] = {}
         self.call_ids: set[str] = set()  # every call id met, to keep a reused one apart
         self.walked: set[str] = set()
+        self.nicknames: dict[str, str] = {}
         self.model = "unknown"
         self.prompt = ""
         self.first_prompt = ""
@@ -259,17 +260,28 @@ class _Walk:
             found = json.loads(text)
         except (ValueError, RecursionError):
             return
-        thread = found.get("agent_id") if isinstance(found, dict) else None
+        found = found if isinstance(found, dict) else {}
+        thread = found.get("agent_id") or self._named(found.get("task_name"))
         if not isinstance(thread, str) or thread in self.walked:
             return
         self.walked.add(thread)
-        nickname = str(found.get("nickname") or thread)
+        nickname = str(found.get("nickname") or self.nicknames.get(thread) or thread)
         child = self.em.frame(
             f"thread:{thread}", f"subagent {nickname}", given, frame, ms, {"thread_id": thread}
         )
         source = self.session.children.get(thread)
         if source is not None:
             self.child(source, child)
+
+    def _named(self, task: Any) -> str | None:
+        """The child thread a 0.156 ``spawn_agent`` names only by its task
+        (``/root/<task>``): the one whose session meta has that ``agent_path``."""
+        for thread, source in self.session.children.items() if isinstance(task, str) else ():
+            meta = F.first_meta(source.text)
+            if meta.get("agent_path") == task:
+                self.nicknames[thread] = str(meta.get("agent_nickname") or thread)
+                return thread
+        return None
 
     def child(self, source: Source, frame: str) -> None:
         """A child thread's rollout: its own model, prompt and cumulative totals."""

@@ -67,6 +67,16 @@ def enveloped(value: dict[str, Any]) -> tuple[Any, Any]:
     return kind, None
 
 
+def first_meta(text: str) -> dict[str, Any]:
+    """The session meta a rollout's first line holds, or ``{}``."""
+    try:
+        value = json.loads(text.split("\n", 1)[0])
+    except (ValueError, RecursionError):
+        return {}
+    kind, payload = enveloped(value) if isinstance(value, dict) else (None, None)
+    return payload if kind == "session_meta" and isinstance(payload, dict) else {}
+
+
 def typed_prompt(value: dict[str, Any]) -> str | None:
     payload = value.get("payload")
     if value.get("type") != "event_msg" or not isinstance(payload, dict):
