@@ -534,3 +534,33 @@ def test_codex_0_156_spawn_agent_names_its_child_by_task_name() -> None:
     assert said.payload.get("output_summary") == "sub-ok"
     # the frame comes with the call that made it, the child's work inside it after
     assert kinds.index("tool.called") < kinds.index("frame.created") < len(kinds) - 1
+
+
+def test_cc_a_microcompaction_is_observed_with_its_trigger_and_tokens() -> None:
+    """2.1.x writes a ``system`` ``microcompact_boundary`` when it clears old
+    tool results (``microcompactMetadata``: trigger, preTokens, tokensSaved,
+    compactedToolIds): a compaction, observed, not an unknown record."""
+    m = T.Claude("2.1.220")
+    m.user("Make the retry test pass")
+    m.add(
+        m._base(
+            "system",
+            subtype="microcompact_boundary",
+            content="Microcompact boundary",
+            level="info",
+            microcompactMetadata={
+                "trigger": "auto",
+                "preTokens": 80_000,
+                "tokensSaved": 20_000,
+                "compactedToolIds": ["toolu_a"],
+                "clearedAttachmentUUIDs": [],
+            },
+        )
+    )
+    m.assistant("msg_mc", [{"type": "text", "text": "Done."}], T.usage(5, 2))
+    got = _cc(m.text())
+    [seen] = [e.payload for e in got.events if e.kind == "observation.created"]
+    assert seen["title"] == "context microcompacted (auto)"
+    assert seen["metadata"]["pre_tokens"] == 80_000
+    assert seen["metadata"]["tokens_saved"] == 20_000
+    assert not got.diagnostics.unknown_types

@@ -169,6 +169,16 @@ def system_line(
             "post_tokens": meta.get("postTokens"),
         }
         em.observation(f"compact:{uid}", f"context compacted ({trigger})", text, ms, info)
+    elif subtype == "microcompact_boundary":  # old tool results cleared from the context
+        diag.recognised += 1
+        found = value.get("microcompactMetadata")
+        meta = found if isinstance(found, dict) else {}
+        trigger = str(meta.get("trigger") or "unknown")
+        info = {"trigger": trigger, "pre_tokens": meta.get("preTokens")}
+        info["tokens_saved"] = meta.get("tokensSaved")
+        ids = meta.get("compactedToolIds")
+        text = f"{len(ids) if isinstance(ids, list) else 0} tool result(s) cleared"
+        em.observation(f"compact:{uid}", f"context microcompacted ({trigger})", text, ms, info)
     elif subtype == "api_error":
         diag.recognised += 1
         attempt = f"attempt {value.get('retryAttempt')} of {value.get('maxRetries')}"
