@@ -564,3 +564,128 @@ def test_cc_a_microcompaction_is_observed_with_its_trigger_and_tokens() -> None:
     assert seen["metadata"]["pre_tokens"] == 80_000
     assert seen["metadata"]["tokens_saved"] == 20_000
     assert not got.diagnostics.unknown_types
+
+
+# -- Codex: a fork replays its parent's history ---------------------------------------------------
+
+PARENT = "019df362-aa9f-7011-903e-4a0878d49fa0"
+FORK = "019df3d2-6edb-7322-b537-34d4f10cb129"
+
+
+def _at(stamp: str, kind: str, payload: dict[str, Any]) -> str:
+    return json.dumps({"timestamp": stamp, "type": kind, "payload": payload}) + "\n"
+
+
+def _fork_rollout(repeat_own_meta: bool) -> str:
+    """A fork as Codex writes one (openai/codex#21025; ccusage#1371): its own
+    session meta naming the parent, then the parent's session meta and history
+    replayed with timestamps rewritten to the fork instant, then (in some
+    versions) its own meta again, then its own turn, whose cumulative totals go
+    on from the parent's."""
+    t0 = "2026-05-04T16:29:07.679Z"
+    own = {
+        "id": FORK,
+        "forked_from_id": PARENT,
+        "timestamp": t0,
+        "cwd": "/r",
+        "cli_version": "0.128.0",
+        "source": "cli",
+    }
+    lines = [
+        _at(t0, "session_meta", own),
+        _at(
+            "2026-05-04T16:29:07.681Z",
+            "session_meta",
+            {
+                "id": PARENT,
+                "timestamp": "2026-05-04T14:00:00.000Z",
+                "cwd": "/r",
+                "cli_version": "0.128.0",
+                "source": "cli",
+            },
+        ),
+        _at("2026-05-04T16:29:07.682Z", "turn_context", {"cwd": "/r", "model": "gpt-5.5"}),
+        _at(
+            "2026-05-04T16:29:07.682Z",
+            "event_msg",
+            {"type": "user_message", "message": "the parent's prompt"},
+        ),
+        _at(
+            "2026-05-04T16:29:07.683Z",
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": "call_p",
+                "arguments": json.dumps({"cmd": "ls"}),
+            },
+        ),
+        _at(
+            "2026-05-04T16:29:07.683Z",
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "call_p",
+                "output": "Process exited with code 0\nOutput:\na",
+            },
+        ),
+        _at("2026-05-04T16:29:07.684Z", *_tokens(10_000, 8_000, 100)),
+        _at("2026-05-04T16:29:08.390Z", *_tokens(20_000, 16_000, 200)),  # past the second tick
+    ]
+    if repeat_own_meta:
+        lines.append(_at("2026-05-04T16:29:08.391Z", "session_meta", own))
+    lines += [
+        _at("2026-05-04T16:29:31.000Z", "turn_context", {"cwd": "/r", "model": "gpt-5.5"}),
+        _at(
+            "2026-05-04T16:29:31.000Z",
+            "event_msg",
+            {"type": "user_message", "message": "the fork's own prompt"},
+        ),
+        _at("2026-05-04T16:29:39.000Z", *_tokens(25_000, 19_000, 260)),
+    ]
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("repeat_own_meta", [True, False])
+def test_codex_a_fork_s_replayed_parent_history_is_not_the_fork_s_work(
+    repeat_own_meta: bool,
+) -> None:
+    got = codex.project(
+        CodexSession(FORK, [Source("f.jsonl", _fork_rollout(repeat_own_meta))], {}), ACTOR, _never
+    )
+    assert [e.payload["title"] for e in got.events if e.kind == "task.created"] == [
+        "the fork's own prompt"
+    ]
+    assert not [e for e in got.events if e.kind == "tool.called"]
+    # only what the fork used: its totals go on from the parent's last replayed one
+    assert _totals(got) == {
+        "input": 6_000 - 4_000,
+        "output": 60,
+        "cache_creation": 0,
+        "cache_read": 3_000,
+    }
+    assert got.diagnostics.copied == 7
+
+
+def test_codex_parent_and_fork_imported_together_count_the_parent_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    parent = tmp_path / f"rollout-2026-05-04T16-00-00-{PARENT}.jsonl"
+    parent.write_text(
+        _rollout(
+            ("session_meta", {"id": PARENT, "cwd": "/r", "cli_version": "0.128.0"}),
+            *_turn("the parent's prompt", "done"),
+            _tokens(10_000, 8_000, 100),
+            _tokens(20_000, 16_000, 200),
+        )
+    )
+    fork = tmp_path / f"rollout-2026-05-04T18-29-07-{FORK}.jsonl"
+    fork.write_text(_fork_rollout(repeat_own_meta=False))
+    assert main(["import", "codex", str(parent), str(fork), "--repo", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["usage", "--repo", str(repo), "--json", "--by", "session"]) == 0
+    rows = {r["session"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert rows[PARENT]["input"] + rows[PARENT]["cache_read"] == 20_000
+    assert rows[FORK]["input"] + rows[FORK]["cache_read"] == 5_000

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from git_gasp.adapters import codexformat as F
+from git_gasp.adapters.codexreplay import Replay
 from git_gasp.adapters.emitting import Emitter, Resume, session_projection
 from git_gasp.adapters.lifting import LiftConfig, Lifter
 from git_gasp.adapters.lines import Diagnostics, Projection, Source, check_versions, file_cursor
@@ -96,11 +97,16 @@ class _Walk:
         recs = read_records(source, self.diag)
         self.prefer_events = any(F.typed_prompt(r.value) is not None for r in recs)
         name = source.name.rsplit("/", 1)[-1]
+        replay = Replay()  # a fork's copy of its ancestor's history is not its work
         for rec in recs:
             value = rec.value
             kind, payload = F.enveloped(value)
             if not isinstance(payload, dict):
                 self.diag.unknown_types[f"{kind} without payload"] += 1
+                continue
+            if replay.copied(kind, payload, value.get("timestamp")):
+                self.diag.copied += 1
+                self.total = replay.total or self.total  # the totals go on from it
                 continue
             ms = self.em.at(value.get("timestamp"))
             key = f"{name}:{rec.line}"
