@@ -689,3 +689,47 @@ def test_codex_parent_and_fork_imported_together_count_the_parent_once(
     rows = {r["session"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows[PARENT]["input"] + rows[PARENT]["cache_read"] == 20_000
     assert rows[FORK]["input"] + rows[FORK]["cache_read"] == 5_000
+
+
+def test_cc_a_server_tool_s_result_in_the_same_message_pairs_it() -> None:
+    """A server-side tool (the ``advisor``, web search) is a ``server_tool_use``
+    block whose result is a block of the same assistant message
+    (``advisor_tool_result``, ``web_search_tool_result``), one line each, never a
+    user ``tool_result``: the call is paired, not left unfinished; an
+    ``…_error`` result is a failure."""
+    m = T.Claude("2.1.220")
+    m.user("Plan the shutdown")
+    m.assistant(
+        "msg_adv",
+        [
+            {"type": "server_tool_use", "id": "srvtoolu_a", "name": "advisor", "input": {}},
+            {
+                "type": "advisor_tool_result",
+                "tool_use_id": "srvtoolu_a",
+                "content": {"type": "advisor_result", "text": "Prefer a channel-based shutdown."},
+            },
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_w",
+                "name": "web_search",
+                "input": {"query": "graceful shutdown"},
+            },
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srvtoolu_w",
+                "content": {
+                    "type": "web_search_tool_result_error",
+                    "error_code": "max_uses_exceeded",
+                },
+            },
+            {"type": "text", "text": "Use a channel."},
+        ],
+        T.usage(5, 2),
+    )
+    got = _cc(m.text())
+    calls = {e.payload["tool"]: e.payload for e in got.events if e.kind == "tool.called"}
+    assert calls["advisor"]["success"] is True
+    assert "channel-based" in calls["advisor"]["output_summary"]
+    assert calls["web_search"]["success"] is False
+    assert got.diagnostics.unfinished_calls == 0
+    assert not got.diagnostics.unknown_fields

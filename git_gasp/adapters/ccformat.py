@@ -106,8 +106,31 @@ def queued_prompt(value: dict[str, Any], diag: Diagnostics) -> dict[str, Any] | 
     return {**line, "type": "user", "message": {"role": "user", "content": prompt}}
 
 
+def server_result(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A server-side tool's result (``advisor_tool_result``,
+    ``web_search_tool_result``, …: a block of the assistant message that made
+    the ``server_tool_use``) as a ``tool_result``; its ``…_error`` content is
+    a failure. None for any other block."""
+    kind = block.get("type")
+    if not (isinstance(kind, str) and kind.endswith("_tool_result")):
+        return None
+    if kind == "tool_result" or not isinstance(block.get("tool_use_id"), str):
+        return None
+    content = block.get("content")
+    what = content.get("type") if isinstance(content, dict) else None
+    failed = bool(block.get("is_error")) or (isinstance(what, str) and what.endswith("_error"))
+    return {
+        "type": "tool_result",
+        "tool_use_id": block["tool_use_id"],
+        "content": content,
+        "is_error": failed,
+    }
+
+
 def text_of(content: Any) -> str:
     """The text of a message, a content list or a tool result."""
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return str(content["text"])  # a server tool's result: {"type": …, "text": …}
     if isinstance(content, dict):
         content = content.get("content")
     if isinstance(content, str):

@@ -234,7 +234,7 @@ class _Walk:
                 thinking.append("present" if block.get("thinking") else "empty (signature only)")
             elif kind in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
                 tools.append(block)
-            else:
+            elif F.server_result(block) is None:
                 self.diag.unknown_fields[f"assistant block {kind}"] += 1
         meta: dict[str, Any] = {
             "message_id": message.id,
@@ -260,6 +260,8 @@ class _Walk:
         for block in tools:
             name = str(block.get("name") or "tool")
             self.pending[block["id"]] = (name, block.get("input"), message.ms, message.frame)
+        for result in filter(None, map(F.server_result, message.blocks)):  # in the message
+            self._result(result, message.rec.value, message.ms, message.frame)
         self.outcome = "completed" if message.stop == "end_turn" else "in-progress"
 
     # -- user lines -----------------------------------------------------------------
