@@ -733,3 +733,35 @@ def test_cc_a_server_tool_s_result_in_the_same_message_pairs_it() -> None:
     assert calls["web_search"]["success"] is False
     assert got.diagnostics.unfinished_calls == 0
     assert not got.diagnostics.unknown_fields
+
+
+def test_codex_desktop_thread_settings_and_subagent_activity_are_known() -> None:
+    """Codex Desktop writes ``thread_settings_applied`` (the thread's model,
+    effort, cwd after a change) and ``sub_agent_activity`` events: known, and a
+    model the settings name is the one the next sampling step is credited to."""
+    meta = ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.142.4"})
+    text = _rollout(
+        meta,
+        *_turn("first", "one"),
+        (
+            "event_msg",
+            {
+                "type": "thread_settings_applied",
+                "thread_settings": {"model": "gpt-5.6-terra", "reasoning_effort": "low"},
+            },
+        ),
+        ("event_msg", {"type": "sub_agent_activity", "agent_id": "a1", "status": "running"}),
+        ("event_msg", {"type": "user_message", "message": "second"}),
+        (
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "two"}],
+            },
+        ),
+    )
+    got = _codex(text)
+    assert not got.diagnostics.unknown_types
+    models = [e.payload["model"] for e in got.events if e.kind == "model.called"]
+    assert models == ["gpt-5.1-codex-max", "gpt-5.6-terra"]

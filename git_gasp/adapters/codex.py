@@ -119,6 +119,7 @@ class _Walk:
                 if isinstance(payload.get("cli_version"), str):
                     self.diag.versions.add(payload["cli_version"])
             elif kind == "turn_context":
+                self._flush()  # a step open now was sampled by the model before
                 self.diag.recognised += 1
                 self.model = str(payload.get("model") or self.model)
             elif kind == "compacted":
@@ -328,6 +329,11 @@ class _Walk:
         elif kind in ("error", "stream_error"):
             self.diag.recognised += 1
             self.em.failure(key, f"Codex {kind}", str(payload.get("message") or ""), ms)
+        elif kind == "thread_settings_applied":  # Codex Desktop: the thread's new settings
+            self._flush()
+            settings = payload.get("thread_settings")
+            found = settings.get("model") if isinstance(settings, dict) else None
+            self.model = found if isinstance(found, str) and found else self.model
         elif kind == "agent_reasoning" and self.step is not None:
             self.step.reasoning = str(payload.get("text") or "")
         elif isinstance(kind, str) and (

@@ -18,7 +18,7 @@ QUIET_EVENTS = frozenset(
     "agent_message agent_reasoning_raw_content thread_name_updated context_compacted "
     "entered_review_mode exited_review_mode exec_command_end patch_apply_end "
     "mcp_tool_call_end web_search_end view_image_tool_call image_generation_end "
-    "guardian_assessment injected_message".split()
+    "guardian_assessment injected_message sub_agent_activity".split()
 )
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
