@@ -765,3 +765,59 @@ def test_codex_desktop_thread_settings_and_subagent_activity_are_known() -> None
     assert not got.diagnostics.unknown_types
     models = [e.payload["model"] for e in got.events if e.kind == "model.called"]
     assert models == ["gpt-5.1-codex-max", "gpt-5.6-terra"]
+
+
+def test_cc_a_background_agent_is_a_frame_and_its_notification_injected() -> None:
+    """Since 2.1.x an ``Agent`` call may launch in the background: its result
+    says ``Async agent launched successfully`` with the ``agentId`` (and
+    ``toolUseResult.status`` ``async_launched``); the agent's file is under
+    ``subagents/``; its end comes back as a ``<task-notification>``."""
+    m = T.Claude("2.1.92")
+    m.user("Research the docs, in the background")
+    m.assistant(
+        "msg_bg",
+        [
+            {
+                "type": "tool_use",
+                "id": "toolu_bg",
+                "name": "Agent",
+                "input": {
+                    "description": "Explore README files",
+                    "subagent_type": "Explore",
+                    "prompt": "Explore all README files",
+                    "run_in_background": True,
+                },
+            }
+        ],
+        T.usage(5, 2),
+        stop="tool_use",
+    )
+    note = (
+        "Async agent launched successfully.\nagentId: ad92ef969c5ba71db (internal ID - do not "
+        "mention to user. Use SendMessage with to: 'ad92ef969c5ba71db' to continue this agent.)"
+        "\nThe agent is working in the background."
+    )
+    m.tool_result(
+        "toolu_bg",
+        note,
+        structured={
+            "status": "async_launched",
+            "agentId": "ad92ef969c5ba71db",
+            "outputFile": "/tmp/x.output",
+        },
+    )
+    m.user(
+        "<task-notification>\n<task-id>ad92ef969c5ba71db</task-id>\n<status>completed</status>"
+        "\n</task-notification>"
+    )
+    m.assistant("msg_bg2", [{"type": "text", "text": "The agent is done."}], T.usage(7, 3))
+    child = T.Claude("2.1.92", sidechain=True, tag="bg")
+    child.user("Explore all README files")
+    child.assistant("msg_bgc", [{"type": "text", "text": "Found 3 READMEs."}], T.usage(3, 1))
+    got = _cc(m.text(), {"ad92ef969c5ba71db": child.text()})
+    [frame] = [e.payload for e in got.events if e.kind == "frame.created"]
+    assert frame["title"].startswith("Explore:")
+    assert _tasks(got) == ["Research the docs, in the background"]
+    assert got.diagnostics.injected["task notification"] == 1
+    said = [e.payload.get("output_summary") for e in got.events if e.kind == "model.called"]
+    assert "Found 3 READMEs." in said
