@@ -821,3 +821,74 @@ def test_cc_a_background_agent_is_a_frame_and_its_notification_injected() -> Non
     assert got.diagnostics.injected["task notification"] == 1
     said = [e.payload.get("output_summary") for e in got.events if e.kind == "model.called"]
     assert "Found 3 READMEs." in said
+
+
+def test_cc_2_1_fields_real_sessions_carry_are_known() -> None:
+    """Fields real 2.0/2.1 lines carry on every line (the effort and attribution
+    of an assistant line, a user line's thinking metadata and todos, an API
+    error's details) are known, so the unknown fields list real drift only."""
+    m = T.Claude("2.1.220")
+    m.user(
+        "Make it pass",
+        thinkingMetadata={"level": "high", "disabled": False, "triggers": []},
+        todos=[],
+        imagePasteIds=[],
+    )
+    m.add(
+        m._base(
+            "assistant",
+            message={
+                "id": "msg_f",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-opus-5",
+                "stop_reason": "end_turn",
+                "content": [{"type": "text", "text": "ok"}],
+                "usage": T.usage(3, 1),
+            },
+            requestId="req_f",
+            effort="xhigh",
+            attributionAgent="general-purpose",
+            attributionSkill="sc:agent",
+            attributionPlugin="sc",
+        )
+    )
+    m.add(
+        m._base(
+            "assistant",
+            message={
+                "model": "<synthetic>",
+                "role": "assistant",
+                "type": "message",
+                "content": [{"type": "text", "text": "limit reached"}],
+            },
+            error="rate_limit",
+            apiErrorStatus=429,
+            isApiErrorMessage=True,
+            errorDetails='429 {"type":"error"}',
+        )
+    )
+    got = _cc(m.text())
+    assert not got.diagnostics.unknown_fields
+
+
+def test_codex_an_image_generation_call_is_a_finished_tool_call() -> None:
+    meta = ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.150.0"})
+    text = _rollout(
+        meta,
+        *_turn("draw a logo", "here"),
+        (
+            "response_item",
+            {
+                "type": "image_generation_call",
+                "id": "ig_1",
+                "status": "completed",
+                "revised_prompt": "a logo",
+                "result": "iVBORw0KGgo=",
+            },
+        ),
+    )
+    got = _codex(text)
+    assert not got.diagnostics.unknown_types
+    [call] = [e.payload for e in got.events if e.kind == "tool.called"]
+    assert call["tool"] == "image_generation_call" and call["success"] is True

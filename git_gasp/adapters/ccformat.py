@@ -32,7 +32,8 @@ KNOWN_FIELDS = frozenset(
     "interruptedMessageId isVisibleInTranscriptOnly isCompactSummary isApiErrorMessage error "
     "apiErrorStatus subtype content level compactMetadata retryInMs retryAttempt maxRetries "
     "toolUseID summary leafUuid messageId snapshot isSnapshotUpdate operation attachment "
-    "agentName data parentToolUseID".split()
+    "agentName data parentToolUseID effort attributionAgent attributionSkill attributionPlugin "
+    "thinkingMetadata todos imagePasteIds errorDetails".split()
 )
 INJECTED_PREFIXES = (
     ("<system-reminder>", "system reminder"),

@@ -149,7 +149,7 @@ class _Walk:
             step.reasoning = "\n".join(t for t in texts if isinstance(t, str)) or (
                 "encrypted (not readable)" if item.get("encrypted_content") else "empty"
             )
-        elif kind in F.CALLS or kind == "web_search_call":
+        elif kind in F.CALLS or kind in F.SELF_CONTAINED_CALLS:
             self._call(item, key, ms, frame, line)
         elif kind in F.OUTPUTS:
             self._flush()
@@ -219,7 +219,7 @@ class _Walk:
         name = str(item.get("name") or item.get("type"))
         given = F.call_input(item)
         call_id = item.get("call_id") or item.get("id")
-        if item.get("type") == "web_search_call" or not isinstance(call_id, str):
+        if item.get("type") in F.SELF_CONTAINED_CALLS or not isinstance(call_id, str):
             self._flush()  # a call with no output of its own: complete as it is
             self.diag.recognised += 1
             success = item.get("status") in ("completed", None)

@@ -21,6 +21,7 @@ QUIET_EVENTS = frozenset(
     "guardian_assessment injected_message sub_agent_activity".split()
 )
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+SELF_CONTAINED_CALLS = ("web_search_call", "image_generation_call")  # no output item of their own
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 INJECTED = (
     ("<environment_context>", "environment context"),
@@ -46,7 +47,7 @@ SHELLS = ("exec_command", "shell", "shell_command", "local_shell", "container.ex
 
 BARE_ITEMS = frozenset(
     "message reasoning function_call function_call_output custom_tool_call "
-    "custom_tool_call_output local_shell_call web_search_call".split()
+    "custom_tool_call_output local_shell_call web_search_call image_generation_call".split()
 )
 
 
