@@ -598,7 +598,8 @@ def test_a_directory_of_sessions_is_imported_through_one_open(
     agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
 ) -> None:
     """Every session closes its own run with its own boundary commit and note,
-    but the log is opened (read, its lease taken) once for all of them."""
+    but the log is opened (read, its lease taken) once for all of them, and
+    git's auto maintenance runs once after the last commit."""
     from git_gasp.agent.api import Agent
 
     many = tmp_path / "many"
@@ -617,8 +618,16 @@ def test_a_directory_of_sessions_is_imported_through_one_open(
         return real_open(cls, root, *args, **kwargs)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(Agent, "open", classmethod(counting))
+    git(agent_repo, "config", "maintenance.auto", "true")  # the tests' git has it off
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
     result = _import(["claude-code", str(many), "--repo", str(agent_repo)], capsys)
+    monkeypatch.delenv("GIT_TRACE")
     assert len(opened) == 1
+    # git commit's housekeeping ran once, after the last commit, not after each
+    said = trace.read_text()
+    assert said.count("built-in: git commit") == 4
+    assert said.count("git maintenance run --auto") == 1
     assert sorted(r["session"] for r in result["sessions"]) == sessions
     assert len({r["commit"] for r in result["sessions"]}) == 4
     for r in result["sessions"]:

@@ -87,12 +87,16 @@ class _Writer:
     def __init__(self, root: str, worker: str | None) -> None:
         self.root, self.worker = root, worker
         self._agent: Agent | None = None
-        self._git_dir: str | None = None
+        self._info: git.RepoInfo | None = None
+        self.committed = False  # a boundary commit was made: maintain once at the end
+
+    def info(self) -> git.RepoInfo:
+        if self._info is None:
+            self._info = git.repo_info(self.root)
+        return self._info
 
     def git_dir(self) -> str:
-        if self._git_dir is None:
-            self._git_dir = git.repo_info(self.root).git_dir
-        return self._git_dir
+        return self.info().git_dir
 
     def agent(self) -> Agent:
         if self._agent is None:
@@ -105,6 +109,8 @@ class _Writer:
     def __exit__(self, *exc: object) -> None:
         if self._agent is not None:
             self._agent.close()
+        if self.committed:  # git commit's housekeeping, once (each commit skipped it)
+            git.maintain(self.root)
 
 
 def import_session(
@@ -146,7 +152,7 @@ def import_session(
         )
     if projection.events:
         agent.append(projection.events)
-    closed = _close(agent, projection)
+    closed = _close(writer, agent, projection)
     kept = None
     if keep is not None and closed is not None:
         from git_gasp.agent.transcript import add_transcript
@@ -188,7 +194,9 @@ def latest_run(agent: Agent, agent_name: str, session: str) -> Resume | None:
     return Resume(run_id, latest.id, run_id in finished, str(latest.payload.get("task", "")))
 
 
-def _close(agent: Agent, projection: Projection) -> tuple[str | None, str | None] | None:
+def _close(
+    writer: _Writer, agent: Agent, projection: Projection
+) -> tuple[str | None, str | None] | None:
     """The boundary commit of the run, unless it was closed already: each run
     (the session's first, or a continuation) finishes once."""
     run_id = projection.run_id
@@ -200,7 +208,9 @@ def _close(agent: Agent, projection: Projection) -> tuple[str | None, str | None
         agent.open_run = OpenRun(run_id, started.id, None, agent.worker)
     agent.lease.acquire()
     ref = f"{projection.agent}:{projection.session}"
-    closed = close_run(agent, projection.outcome, sessions=[ref])
+    info = writer.info()
+    closed = close_run(agent, projection.outcome, sessions=[ref], info=info, maintain=False)
+    writer.committed = writer.committed or closed.commit is not None
     return closed.commit, closed.note
 
 
