@@ -892,3 +892,36 @@ def test_codex_an_image_generation_call_is_a_finished_tool_call() -> None:
     assert not got.diagnostics.unknown_types
     [call] = [e.payload for e in got.events if e.kind == "tool.called"]
     assert call["tool"] == "image_generation_call" and call["success"] is True
+
+
+def test_cc_a_message_copied_into_another_session_counts_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``/branch``, ``--fork-session`` and copies of a session made to resume
+    it elsewhere write a new session file holding the old messages under the
+    new session id (uuids remapped, message ids kept). ccusage counts a message
+    id once whatever file it is in (it printed 220/15/2,100 for these two
+    files); so does ``usage``: the first session that logged it keeps it."""
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    parent, branch = "11110000-0000-4000-8000-00000000000a", "22220000-0000-4000-8000-00000000000b"
+    for sid, tag, own in ((parent, "p", False), (branch, "b", True)):
+        m = T.Claude("2.1.220", session=sid, tag=tag)
+        m.user("remember the word dandelion")
+        m.assistant("msg_a", [{"type": "text", "text": "noted"}], T.usage(100, 10, 0, 1000))
+        if own:
+            m.user("what was the word?")
+            m.assistant("msg_b", [{"type": "text", "text": "dandelion"}], T.usage(120, 5, 0, 1100))
+        (tmp_path / f"{sid}.jsonl").write_text(m.text())
+    files = [str(tmp_path / f"{s}.jsonl") for s in (parent, branch)]
+    assert main(["import", "claude-code", *files, "--repo", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["usage", "--repo", str(repo), "--by", "session", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {k: report["totals"][k] for k in ("input", "output", "cache_read")} == {
+        "input": 220,
+        "output": 15,
+        "cache_read": 2100,
+    }
+    rows = {r["session"]: r["input"] for r in report["rows"]}
+    assert rows == {parent: 100, branch: 120}
