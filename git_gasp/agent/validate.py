@@ -37,7 +37,7 @@ from git_gasp.core.ops import (
     parse_ops,
 )
 from git_gasp.core.pack import Pack, vocabulary
-from git_gasp.core.secrets import lines_to_scan
+from git_gasp.core.secretscreen import scan_lines
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
@@ -196,7 +196,7 @@ def secrets(rel: str, lines: bytes, what: str) -> None:
     the lines to test: one with no rule's trigger and no JSON escape that could
     spell one (:func:`~git_gasp.core.change.escapes_may_hide`) holds none."""
     text = lines.decode("utf-8", "replace")
-    scan = lines_to_scan(text)
+    scan = scan_lines(lines)
     for i, raw in enumerate(text.split("\n")):
         if i not in scan and not escapes_may_hide(raw):
             continue

@@ -22,7 +22,8 @@ from git_gasp.core.appendedevents import check_events
 from git_gasp.core.finding import Finding
 from git_gasp.core.jsonvalue import JsonError, loads
 from git_gasp.core.pack import Pack
-from git_gasp.core.secrets import SCREEN_TRIGGERS, SecretFinding, find_secrets, lines_to_scan
+from git_gasp.core.secrets import SCREEN_TRIGGERS, SecretFinding, find_secrets
+from git_gasp.core.secretscreen import scan_lines
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 APPEND_HINT = "append-only: add new lines at the end instead (a correction is a new event)"
@@ -198,14 +199,15 @@ def check_lines(
     """Size, UTF-8, credentials and (for JSONL) the final newline of the
     appended ``chunk``, whose first line is line ``first_line`` of the file.
     ``scan``: lines to screen for credentials, known to hold every line
-    :func:`lines_to_scan` gives (:mod:`git_gasp.core.secretscreen`)."""
+    :func:`~git_gasp.core.secrets.lines_to_scan` gives
+    (:mod:`git_gasp.core.secretscreen`)."""
     out: list[Finding] = []
     lines = chunk.split(b"\n")
     last = len(lines) - 1
     # one screen of the whole chunk: a line with no trigger and no JSON
     # escape that could spell one holds no credential (line_secrets finds none)
     if scan is None:
-        scan = lines_to_scan(chunk.decode("utf-8", "replace"))
+        scan = scan_lines(chunk)
     for i, raw in enumerate(lines):
         if i == last and not raw:
             break
