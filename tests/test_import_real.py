@@ -925,3 +925,47 @@ def test_cc_a_message_copied_into_another_session_counts_once(
     }
     rows = {r["session"]: r["input"] for r in report["rows"]}
     assert rows == {parent: 100, branch: 120}
+
+
+def test_cc_a_projects_directory_with_empty_and_stub_session_files_imports_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real ``~/.claude/projects`` directories hold 0-byte session files and
+    stubs of session metadata only (a ``summary``, a queue-operation pair): a
+    session that never had a conversation. Each is nothing to import, said so;
+    the first of them used to stop the whole import (exit 1, nothing imported).
+    A file of records no projector knows stays an error."""
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    project = tmp_path / "projects" / "-srv-example-app"
+    project.mkdir(parents=True)
+    (project / "00000000-0000-4000-8000-000000000001.jsonl").write_text("")
+    summary = {"type": "summary", "summary": "Fix the retry test", "leafUuid": "x"}
+    (project / "00000000-0000-4000-8000-000000000002.jsonl").write_text(json.dumps(summary) + "\n")
+    queue = [
+        {
+            "type": "queue-operation",
+            "operation": op,
+            "sessionId": "s3",
+            "timestamp": "2025-11-13T22:18:57.294Z",
+        }
+        for op in ("enqueue", "dequeue")
+    ]
+    (project / "00000000-0000-4000-8000-000000000003.jsonl").write_text(
+        "".join(json.dumps(q) + "\n" for q in queue)
+    )
+    m = T.Claude("2.0.37")
+    m.user("context")
+    m.assistant("msg_ctx", [{"type": "text", "text": "ready"}], T.usage(3, 253, 0, 28443))
+    (project / f"{T.SESSION}.jsonl").write_text(m.text())
+    capsys.readouterr()
+    assert (
+        main(["import", "claude-code", str(tmp_path / "projects"), "--repo", str(repo), "--json"])
+        == 0
+    )
+    got = json.loads(capsys.readouterr().out)["sessions"]
+    empty = [s["session"] for s in got if s.get("empty")]
+    assert len(empty) == 3
+    [real] = [s for s in got if not s.get("empty")]
+    assert real["session"] == T.SESSION and real["task"] == "context"
+    assert main(["check", str(repo)]) == 0

@@ -113,6 +113,14 @@ class _Writer:
             git.maintain(self.root)
 
 
+class Empty(NamedTuple):
+    """A session whose files hold no record to project but nothing unknown
+    either: empty, or session metadata only (a ``summary``, queue operations),
+    as Claude Code leaves for a session that never had a conversation."""
+
+    where: str
+
+
 def import_session(
     writer: _Writer,
     agent_name: str,
@@ -120,10 +128,10 @@ def import_session(
     project: Projector,
     cursor: Sequence[dict[str, Any]],
     keep: str | None = None,
-) -> Imported | None:
+) -> Imported | Empty | None:
     """Project one session with ``project(known)`` and write it into the
     writer's repository; None when the session's files are as the last
-    import read them."""
+    import read them, :class:`Empty` when they hold nothing to project."""
     cursor_path = cursors.path(writer.git_dir(), agent_name, session)
     saved = cursors.saved(cursor_path)
     if saved.get("files") == list(cursor):
@@ -138,6 +146,9 @@ def import_session(
         projection = project(agent.knows, latest)
     if projection.diagnostics.recognised == 0:
         where = ", ".join(c["file"] for c in projection.cursor) or session
+        seen = projection.diagnostics
+        if not seen.unknown_types and not seen.corrupt:  # empty, or session metadata only
+            return Empty(where)
         raise GaspError(
             f"{where}: nothing in it is a {agent_name} record this projector recognises",
             "is it a transcript of this agent? `--json` lists what was seen",
@@ -319,6 +330,9 @@ def import_all(
                 result = import_session(writer, agent_name, sid, projector, cursor, keep_file)
             if result is None:
                 out.append({"agent": agent_name, "session": sid, "unchanged": True, "warnings": []})
+            elif isinstance(result, Empty):  # a stub Claude Code leaves: no run for it
+                note = {"empty": True, "files": result.where, "warnings": []}
+                out.append({"agent": agent_name, "session": sid, "unchanged": False, **note})
             else:
                 out.append({**result._asdict(), "unchanged": False})
     return out
