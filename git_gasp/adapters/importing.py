@@ -113,12 +113,10 @@ class _Writer:
             git.maintain(self.root)
 
 
-class Empty(NamedTuple):
-    """A session whose files hold no record to project but nothing unknown
-    either: empty, or session metadata only (a ``summary``, queue operations),
-    as Claude Code leaves for a session that never had a conversation."""
-
-    where: str
+class Empty(NamedTuple):  # nothing to project, nothing unknown: a stub of metadata, or empty
+    files: str
+    unchanged: bool = False
+    warnings: tuple[str, ...] = ()
 
 
 def import_session(
@@ -146,9 +144,8 @@ def import_session(
         projection = project(agent.knows, latest)
     if projection.diagnostics.recognised == 0:
         where = ", ".join(c["file"] for c in projection.cursor) or session
-        seen = projection.diagnostics
-        if not seen.unknown_types and not seen.corrupt:  # empty, or session metadata only
-            return Empty(where)
+        if not (projection.diagnostics.unknown_types or projection.diagnostics.corrupt):
+            return Empty(where)  # a session that never had a conversation: nothing to import
         raise GaspError(
             f"{where}: nothing in it is a {agent_name} record this projector recognises",
             "is it a transcript of this agent? `--json` lists what was seen",
@@ -330,9 +327,8 @@ def import_all(
                 result = import_session(writer, agent_name, sid, projector, cursor, keep_file)
             if result is None:
                 out.append({"agent": agent_name, "session": sid, "unchanged": True, "warnings": []})
-            elif isinstance(result, Empty):  # a stub Claude Code leaves: no run for it
-                note = {"empty": True, "files": result.where, "warnings": []}
-                out.append({"agent": agent_name, "session": sid, "unchanged": False, **note})
+            elif isinstance(result, Empty):  # no run written for it
+                out.append({"agent": agent_name, "session": sid, "empty": True, **result._asdict()})
             else:
                 out.append({**result._asdict(), "unchanged": False})
     return out
