@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from git_gasp.adapters.emitting import Emitter
+from git_gasp.adapters.lifting import Lifter
 from git_gasp.adapters.lines import Diagnostics, Record
 
 TESTED = ((1, 0, 0), (2, 1, 299))  # the versions the fixtures cover
@@ -83,17 +84,18 @@ def injected_text(text: str) -> str | None:
     return None if stripped else "empty"
 
 
-def queued_prompt(value: dict[str, Any], diag: Diagnostics) -> dict[str, Any] | None:
+def queued_prompt(rec: Record, diag: Diagnostics) -> Record | None:
     """An ``attachment`` line as the ``user`` line it stands for, when it is a
     prompt a person typed while the agent worked: 2.1.x records one as type
     ``queued_command`` with ``commandMode`` ``prompt`` and origin ``human``
     (older lines name neither), never as a ``user`` line. Any other queued
-    command (a task notification, …) is injected text; any other attachment
-    (skill and tool listings, reminders, …) is counted as ignored."""
+    command (a task notification, …) is injected text, counted here, and
+    stands for an empty line. None for any other attachment (skill and tool
+    listings, reminders, …)."""
+    value = rec.value
     found = value.get("attachment")
     attachment: dict[str, Any] = found if isinstance(found, dict) else {}
     if attachment.get("type") != "queued_command":
-        diag.ignored["attachment"] += 1
         return None
     mode = attachment.get("commandMode") or "prompt"
     origin = attachment.get("origin")
@@ -101,10 +103,12 @@ def queued_prompt(value: dict[str, Any], diag: Diagnostics) -> dict[str, Any] | 
     prompt = attachment.get("prompt")
     if mode != "prompt" or who not in (None, "human") or not isinstance(prompt, str | list):
         diag.injected[f"queued {mode if mode != 'prompt' else who or 'command'}"] += 1
-        return None
+        prompt = []
     keep = ("uuid", "parentUuid", "timestamp", "promptId", "isSidechain")
     line = {k: value[k] for k in keep if k in value}
-    return {**line, "type": "user", "message": {"role": "user", "content": prompt}}
+    return Record(
+        rec.line, {**line, "type": "user", "message": {"role": "user", "content": prompt}}
+    )
 
 
 def server_result(block: dict[str, Any]) -> dict[str, Any] | None:
@@ -171,6 +175,16 @@ class Message:
         self.usage: Any = None
         self.model = ""
         self.stop: Any = None
+
+
+def lift(lifter: Lifter, key: str, name: str, given: Any, text: str, ok: bool, ms: int) -> None:
+    """What a finished call lifts: a shell command's eval, an edit's paths."""
+    given = given if isinstance(given, dict) else {}
+    if name == "Bash" and isinstance(given.get("command"), str):
+        lifter.shell(key, given["command"], ok, text, ms)
+    elif name in EDIT_TOOLS and ok:
+        path = given.get("file_path") or given.get("notebook_path") or given.get("path")
+        lifter.edited(key, [path] if isinstance(path, str) else [], ms)
 
 
 def system_line(

@@ -163,9 +163,8 @@ class _Walk:
                 self._user(rec, ms, frame, child)
             elif kind == "system":
                 F.system_line(self.em, self.diag, rec.value, ms, summaries)
-            elif kind == "attachment":  # a prompt queued while the agent worked is a user line
-                if (typed := F.queued_prompt(value, self.diag)) is not None:
-                    self._user(Record(rec.line, typed), ms, frame, child)
+            elif kind == "attachment" and (typed := F.queued_prompt(rec, self.diag)) is not None:
+                self._user(typed, ms, frame, child)  # a prompt queued while the agent worked
             elif isinstance(kind, str) and kind in F.IGNORED_TYPES:
                 self.diag.ignored[kind] += 1
             else:
@@ -332,7 +331,7 @@ class _Walk:
             self.em.failure(key, f"tool {name} failed", text, ms)
             if any(marker in text for marker in F.DENIED):
                 self.lift.denied(key, node, text, ms)
-        self._lift(key, name, given, text, success, ms)
+        F.lift(self.lift, key, name, given, text, success, ms)
         if name in F.SUBAGENT_TOOLS:
             self._subagent(structured, text, given, ms, call_frame)
 
@@ -354,14 +353,6 @@ class _Walk:
         return self.em.tool_call(
             key, name, F.input_text(name, given), text, success, ms, meta, frame
         )
-
-    def _lift(self, key: str, name: str, given: Any, text: str, success: bool, ms: int) -> None:
-        given = given if isinstance(given, dict) else {}
-        if name == "Bash" and isinstance(given.get("command"), str):
-            self.lift.shell(key, given["command"], success, text, ms)
-        elif name in F.EDIT_TOOLS and success:
-            path = given.get("file_path") or given.get("notebook_path") or given.get("path")
-            self.lift.edited(key, [path] if isinstance(path, str) else [], ms)
 
     def _subagent(self, structured: Any, text: str, given: Any, ms: int, frame: str | None) -> None:
         agent_id = structured.get("agentId") if isinstance(structured, dict) else None

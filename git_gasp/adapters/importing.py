@@ -48,7 +48,7 @@ from git_gasp import git
 from git_gasp.adapters import cursors
 from git_gasp.adapters.emitting import Resume, stable_id
 from git_gasp.adapters.lifting import EVAL_PATTERNS, RULES, LiftConfig
-from git_gasp.adapters.lines import Projection, Source, file_cursor
+from git_gasp.adapters.lines import Empty, Projection, Source, file_cursor
 from git_gasp.agent.api import Agent
 from git_gasp.agent.runs import close_run
 from git_gasp.core.event import Actor, Event
@@ -111,12 +111,6 @@ class _Writer:
             self._agent.close()
         if self.committed:  # git commit's housekeeping, once (each commit skipped it)
             git.maintain(self.root)
-
-
-class Empty(NamedTuple):  # nothing to project, nothing unknown: a stub of metadata, or empty
-    files: str
-    unchanged: bool = False
-    warnings: tuple[str, ...] = ()
 
 
 def import_session(
