@@ -969,3 +969,33 @@ def test_cc_a_projects_directory_with_empty_and_stub_session_files_imports_the_r
     [real] = [s for s in got if not s.get("empty")]
     assert real["session"] == T.SESSION and real["task"] == "context"
     assert main(["check", str(repo)]) == 0
+
+
+def test_codex_a_replay_that_kept_the_parent_s_own_times_is_copied_too() -> None:
+    """Not every version rewrites the copied records' times: a replay whose
+    records keep the parent's (earlier) times is the same copy."""
+    t0 = "2026-05-04T16:29:07.679Z"
+    own = {"id": FORK, "forked_from_id": PARENT, "timestamp": t0, "cwd": "/r"}
+    text = "".join(
+        [
+            _at(t0, "session_meta", own),
+            _at("2026-05-04T14:00:00.000Z", "session_meta", {"id": PARENT, "cwd": "/r"}),
+            _at(
+                "2026-05-04T14:00:05.000Z",
+                "event_msg",
+                {"type": "user_message", "message": "the parent's prompt"},
+            ),
+            _at("2026-05-04T14:09:00.000Z", *_tokens(20_000, 16_000, 200)),
+            _at(
+                "2026-05-04T16:29:31.000Z",
+                "event_msg",
+                {"type": "user_message", "message": "the fork's own prompt"},
+            ),
+            _at("2026-05-04T16:29:39.000Z", *_tokens(25_000, 19_000, 260)),
+        ]
+    )
+    got = codex.project(CodexSession(FORK, [Source("f.jsonl", text)], {}), ACTOR, _never)
+    assert [e.payload["title"] for e in got.events if e.kind == "task.created"] == [
+        "the fork's own prompt"
+    ]
+    assert _totals(got)["output"] == 60
