@@ -999,3 +999,60 @@ def test_codex_a_replay_that_kept_the_parent_s_own_times_is_copied_too() -> None
         "the fork's own prompt"
     ]
     assert _totals(got)["output"] == 60
+
+
+def test_cc_2_1_220_workflow_agents_are_framed_by_their_workflow_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``Workflow`` run's agents write ``<session>/subagents/workflows/<run>/
+    agent-<id>.jsonl`` (with a ``journal.jsonl`` and ``.meta.json`` files beside
+    them); the parent holds only the async launch. Their work is projected,
+    each in a frame that names its workflow run."""
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    m = T.Claude("2.1.220")
+    m.user("Research how to build it")
+    m.assistant(
+        "msg_wf",
+        [
+            {
+                "type": "tool_use",
+                "id": "toolu_wf",
+                "name": "Workflow",
+                "input": {"workflow": "research"},
+            }
+        ],
+        T.usage(5, 2),
+        stop="tool_use",
+    )
+    m.tool_result(
+        "toolu_wf",
+        "Workflow launched",
+        structured={
+            "status": "async_launched",
+            "taskType": "local_workflow",
+            "runId": "wf_829e6f58-b2f",
+        },
+    )
+    (tmp_path / f"{T.SESSION}.jsonl").write_text(m.text())
+    run = tmp_path / T.SESSION / "subagents" / "workflows" / "wf_829e6f58-b2f"
+    run.mkdir(parents=True)
+    child = T.Claude("2.1.220", sidechain=True, tag="wa")
+    child.user("[monitor] plan=research stage=sessiondata role=research attempt=1")
+    child.assistant("msg_wa", [{"type": "text", "text": "findings"}], T.usage(3, 1))
+    (run / "agent-a74f0c93253253ef5.jsonl").write_text(child.text())
+    (run / "agent-a74f0c93253253ef5.meta.json").write_text('{"agentType":"workflow-subagent"}')
+    (run / "journal.jsonl").write_text(
+        '{"type":"started","key":"v2:c1","agentId":"a74f0c93253253ef5"}\n'
+    )
+    capsys.readouterr()
+    assert (
+        main(["import", "claude-code", str(tmp_path / f"{T.SESSION}.jsonl"), "--repo", str(repo)])
+        == 0
+    )
+    frames = [
+        json.loads(line)["payload"]
+        for line in (repo / "state" / "events.jsonl").read_text().splitlines()
+        if '"frame.created"' in line
+    ]
+    assert [f["title"] for f in frames] == ["workflow wf_829e6f58-b2f: agent a74f0c93253253ef5"]

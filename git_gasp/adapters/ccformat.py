@@ -177,6 +177,16 @@ class Message:
         self.stop: Any = None
 
 
+def unnamed(agent_id: str, path: str) -> str:
+    """The frame title of a subagent file no call of the session names: a
+    workflow run's agent (2.1.x ``subagents/workflows/<run>/agent-<id>.jsonl``,
+    launched by a ``Workflow`` call whose result names only the run) says its run."""
+    parts = path.replace("\\", "/").split("/")[:-1]
+    if "workflows" in parts[:-1]:
+        return f"workflow {parts[parts.index('workflows') + 1]}: agent {agent_id}"
+    return f"subagent {agent_id}"
+
+
 def lift(lifter: Lifter, key: str, name: str, given: Any, text: str, ok: bool, ms: int) -> None:
     """What a finished call lifts: a shell command's eval, an edit's paths."""
     given = given if isinstance(given, dict) else {}
