@@ -1056,3 +1056,28 @@ def test_cc_2_1_220_workflow_agents_are_framed_by_their_workflow_run(
         if '"frame.created"' in line
     ]
     assert [f["title"] for f in frames] == ["workflow wf_829e6f58-b2f: agent a74f0c93253253ef5"]
+
+
+def test_cc_2_0_warmup_agent_files_are_framed_as_warmups() -> None:
+    """Claude Code 2.0.x wrote a ``Warmup`` sidechain beside a session
+    (``agent-<id>.jsonl``, its first line the prompt ``Warmup``, no call of the
+    session naming it): a real model call, counted, in a frame that says it is
+    a warmup, not a subagent's work."""
+    m = T.Claude("2.0.67")
+    m.user("Make the retry test pass")
+    m.assistant("msg_w0", [{"type": "text", "text": "Done."}], T.usage(5, 2))
+    warm = T.Claude("2.0.67", sidechain=True, tag="wu")
+    warm.add(
+        {
+            **warm._base("user"),
+            "agentId": "ac0c74c",
+            "message": {"role": "user", "content": "Warmup"},
+        }
+    )
+    warm.assistant("msg_wu", [{"type": "text", "text": "Ready."}], T.usage(4000, 1, 0, 0))
+    got = _cc(m.text(), {"ac0c74c": warm.text()})
+    assert [e.payload["title"] for e in got.events if e.kind == "frame.created"] == [
+        "warmup ac0c74c"
+    ]
+    assert _tasks(got) == ["Make the retry test pass"]
+    assert _totals(got)["input"] == 4005

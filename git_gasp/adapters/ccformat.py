@@ -13,7 +13,7 @@ from typing import Any
 
 from git_gasp.adapters.emitting import Emitter
 from git_gasp.adapters.lifting import Lifter
-from git_gasp.adapters.lines import Diagnostics, Record
+from git_gasp.adapters.lines import Diagnostics, Record, Source
 
 TESTED = ((1, 0, 0), (2, 1, 299))  # the versions the fixtures cover
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "mcp__acp__Write", "mcp__acp__Edit")
@@ -177,13 +177,21 @@ class Message:
         self.stop: Any = None
 
 
-def unnamed(agent_id: str, path: str) -> str:
+def unnamed(agent_id: str, source: Source) -> str:
     """The frame title of a subagent file no call of the session names: a
     workflow run's agent (2.1.x ``subagents/workflows/<run>/agent-<id>.jsonl``,
-    launched by a ``Workflow`` call whose result names only the run) says its run."""
-    parts = path.replace("\\", "/").split("/")[:-1]
+    launched by a ``Workflow`` call whose result names only the run) says its
+    run; 2.0.x's ``Warmup`` sidechain (one call warming a subagent up) says so."""
+    parts = source.name.replace("\\", "/").split("/")[:-1]
     if "workflows" in parts[:-1]:
         return f"workflow {parts[parts.index('workflows') + 1]}: agent {agent_id}"
+    try:
+        first = json.loads(source.text.split("\n", 1)[0])
+    except (ValueError, RecursionError):
+        first = None
+    msg = first.get("message") if isinstance(first, dict) else None
+    if isinstance(msg, dict) and msg.get("content") == "Warmup":
+        return f"warmup {agent_id}"
     return f"subagent {agent_id}"
 
 

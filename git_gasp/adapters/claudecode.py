@@ -91,7 +91,7 @@ def _project(
     for agent_id, source in sorted(session.subagents.items()):
         if agent_id not in walk.walked:  # a subagent no call of ours names
             frame = walk.em.frame(
-                f"agent:{agent_id}", F.unnamed(agent_id, source.name), "", None, walk.em.last_ts, {}
+                f"agent:{agent_id}", F.unnamed(agent_id, source), "", None, walk.em.last_ts, {}
             )
             walk.walked.add(agent_id)
             walk.file(source, frame, child=True)
