@@ -1081,3 +1081,51 @@ def test_cc_2_0_warmup_agent_files_are_framed_as_warmups() -> None:
     ]
     assert _tasks(got) == ["Make the retry test pass"]
     assert _totals(got)["input"] == 4005
+
+
+def test_codex_a_tool_output_codex_cut_is_marked_truncated() -> None:
+    """Codex cuts a long tool output in the middle and says so (``…N tokens
+    truncated…``; older builds ``[... omitted N of M lines ...]``): the call is
+    marked ``output_truncated``, never presented as complete."""
+    meta = ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.150.0"})
+    cut = "Process exited with code 0\nOutput:\nhead\n…33930 tokens truncated…\ntail"
+    old = "Total output lines: 900\n\nhead\n[... omitted 800 of 900 lines ...]\n\ntail"
+    text = _rollout(
+        meta,
+        *_turn("read the file", "reading"),
+        (
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": "c1",
+                "arguments": json.dumps({"cmd": "cat big.ts"}),
+            },
+        ),
+        ("response_item", {"type": "function_call_output", "call_id": "c1", "output": cut}),
+        (
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c2",
+                "arguments": json.dumps({"command": ["cat", "big.ts"]}),
+            },
+        ),
+        ("response_item", {"type": "function_call_output", "call_id": "c2", "output": old}),
+        (
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c3",
+                "arguments": json.dumps({"command": ["ls"]}),
+            },
+        ),
+        ("response_item", {"type": "function_call_output", "call_id": "c3", "output": "a.ts"}),
+    )
+    got = _codex(text)
+    marks = [
+        e.payload["metadata"].get("output_truncated") for e in got.events if e.kind == "tool.called"
+    ]
+    assert marks == [True, True, None]

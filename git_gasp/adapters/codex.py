@@ -245,7 +245,9 @@ class _Walk:
         self.diag.recognised += 1
         tool, given, _, frame, key = pending
         text, success = F.outcome(item.get("output"))
-        meta = {"call_id": call_id, "session": self.em.session}
+        meta: dict[str, Any] = {"call_id": call_id, "session": self.em.session}
+        if F.TRUNCATED.search(text):  # Codex cut the output in the middle
+            meta["output_truncated"] = True
         if self.em.logged_open(key):
             node = self.em.node("node", key, "tool")
             self.em.tool_finished(key, tool, text, bool(success), ms, node)

@@ -42,6 +42,7 @@ INJECTED = (
 IDE_REQUEST = "## My request for Codex:"  # what a 2025 IDE-started prompt wraps
 EXIT = re.compile(r"(?:Process exited with code|Exit code:?|\"exit_code\":) ?(-?\d+)")
 PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
+TRUNCATED = re.compile(r"…\d+ tokens truncated…|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]")
 SHELLS = ("exec_command", "shell", "shell_command", "local_shell", "container.exec")
 
 
