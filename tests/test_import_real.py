@@ -1129,3 +1129,38 @@ def test_codex_a_tool_output_codex_cut_is_marked_truncated() -> None:
         e.payload["metadata"].get("output_truncated") for e in got.events if e.kind == "tool.called"
     ]
     assert marks == [True, True, None]
+
+
+def test_codex_an_image_only_prompt_is_a_task() -> None:
+    """A person who sends only an image writes a ``user_message`` event with an
+    empty ``message`` and the image in ``images`` (or ``local_images``): a
+    prompt, not empty injected text; images also follow a prompt's text."""
+    meta = ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.150.0"})
+    text = _rollout(
+        meta,
+        (
+            "event_msg",
+            {
+                "type": "user_message",
+                "message": "",
+                "images": ["data:image/png;base64,iVBORw0KGgo="],
+                "local_images": [],
+                "text_elements": [],
+            },
+        ),
+        (
+            "event_msg",
+            {
+                "type": "user_message",
+                "message": "and this one",
+                "images": [],
+                "local_images": ["/Users/u/shot.png"],
+            },
+        ),
+        ("event_msg", {"type": "user_message", "message": "", "images": []}),
+    )
+    got = _codex(text)
+    tasks = [e.payload for e in got.events if e.kind == "task.created"]
+    assert [t["title"] for t in tasks] == ["[image]", "and this one"]
+    assert "[image]" in tasks[1]["summary"]
+    assert got.diagnostics.injected["empty"] == 1

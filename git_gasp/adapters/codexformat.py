@@ -84,13 +84,18 @@ def typed_prompt(value: dict[str, Any]) -> str | None:
     if value.get("type") != "event_msg" or not isinstance(payload, dict):
         return None
     if payload.get("type") == "user_message" and isinstance(payload.get("message"), str):
-        return str(payload["message"])
+        images = [i for k in ("images", "local_images") for i in _listed(payload.get(k))]
+        return str(payload["message"]) + "\n[image]" * len(images)  # an image alone is a prompt
     item = payload.get("item")
     if payload.get("type") == "item_completed" and isinstance(item, dict):
         if item.get("type") == "UserMessage":
             text = item.get("text") or content_text(item.get("content"))
             return str(text) if text else None
     return None
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def injected(text: str) -> str | None:
