@@ -12,14 +12,16 @@ import re
 from typing import Any
 
 from git_gasp.adapters.emitting import Emitter
-from git_gasp.adapters.lines import Diagnostics, Record
+from git_gasp.adapters.lifting import Lifter
+from git_gasp.adapters.lines import Diagnostics, Record, Source
 
 TESTED = ((1, 0, 0), (2, 1, 299))  # the versions the fixtures cover
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "mcp__acp__Write", "mcp__acp__Edit")
 SUBAGENT_TOOLS = ("Agent", "Task")
 IGNORED_TYPES = frozenset(
     "summary file-history-snapshot queue-operation progress attachment ai-title custom-title "
-    "last-prompt agent-name mode permission-mode pr-link".split()
+    "last-prompt agent-name mode permission-mode pr-link file-history-delta agent-color "
+    "agent-setting tag worktree-state".split()
 )
 IGNORED_SYSTEM = frozenset(
     "turn_duration stop_hook_summary local_command away_summary informational".split()
@@ -31,7 +33,8 @@ KNOWN_FIELDS = frozenset(
     "interruptedMessageId isVisibleInTranscriptOnly isCompactSummary isApiErrorMessage error "
     "apiErrorStatus subtype content level compactMetadata retryInMs retryAttempt maxRetries "
     "toolUseID summary leafUuid messageId snapshot isSnapshotUpdate operation attachment "
-    "agentName data parentToolUseID".split()
+    "agentName data parentToolUseID effort attributionAgent attributionSkill attributionPlugin "
+    "thinkingMetadata todos imagePasteIds errorDetails".split()
 )
 INJECTED_PREFIXES = (
     ("<system-reminder>", "system reminder"),
@@ -81,8 +84,58 @@ def injected_text(text: str) -> str | None:
     return None if stripped else "empty"
 
 
+def queued_prompt(rec: Record, diag: Diagnostics) -> Record | None:
+    """An ``attachment`` line as the ``user`` line it stands for, when it is a
+    prompt a person typed while the agent worked: 2.1.x records one as type
+    ``queued_command`` with ``commandMode`` ``prompt`` and origin ``human``
+    (older lines name neither), never as a ``user`` line. Any other queued
+    command (a task notification, …) is injected text, counted here, and
+    stands for an empty line. None for any other attachment (skill and tool
+    listings, reminders, …)."""
+    value = rec.value
+    found = value.get("attachment")
+    attachment: dict[str, Any] = found if isinstance(found, dict) else {}
+    if attachment.get("type") != "queued_command":
+        return None
+    mode = attachment.get("commandMode") or "prompt"
+    origin = attachment.get("origin")
+    who = origin.get("kind") if isinstance(origin, dict) else None
+    prompt = attachment.get("prompt")
+    if mode != "prompt" or who not in (None, "human") or not isinstance(prompt, str | list):
+        diag.injected[f"queued {mode if mode != 'prompt' else who or 'command'}"] += 1
+        prompt = []
+    keep = ("uuid", "parentUuid", "timestamp", "promptId", "isSidechain")
+    line = {k: value[k] for k in keep if k in value}
+    return Record(
+        rec.line, {**line, "type": "user", "message": {"role": "user", "content": prompt}}
+    )
+
+
+def server_result(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A server-side tool's result (``advisor_tool_result``,
+    ``web_search_tool_result``, …: a block of the assistant message that made
+    the ``server_tool_use``) as a ``tool_result``; its ``…_error`` content is
+    a failure. None for any other block."""
+    kind = block.get("type")
+    if not (isinstance(kind, str) and kind.endswith("_tool_result")):
+        return None
+    if kind == "tool_result" or not isinstance(block.get("tool_use_id"), str):
+        return None
+    content = block.get("content")
+    what = content.get("type") if isinstance(content, dict) else None
+    failed = bool(block.get("is_error")) or (isinstance(what, str) and what.endswith("_error"))
+    return {
+        "type": "tool_result",
+        "tool_use_id": block["tool_use_id"],
+        "content": content,
+        "is_error": failed,
+    }
+
+
 def text_of(content: Any) -> str:
     """The text of a message, a content list or a tool result."""
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return str(content["text"])  # a server tool's result: {"type": …, "text": …}
     if isinstance(content, dict):
         content = content.get("content")
     if isinstance(content, str):
@@ -150,6 +203,34 @@ class Message:
         self.stop: Any = None
 
 
+def unnamed(agent_id: str, source: Source) -> str:
+    """The frame title of a subagent file no call of the session names: a
+    workflow run's agent (2.1.x ``subagents/workflows/<run>/agent-<id>.jsonl``,
+    launched by a ``Workflow`` call whose result names only the run) says its
+    run; 2.0.x's ``Warmup`` sidechain (one call warming a subagent up) says so."""
+    parts = source.name.replace("\\", "/").split("/")[:-1]
+    if "workflows" in parts[:-1]:
+        return f"workflow {parts[parts.index('workflows') + 1]}: agent {agent_id}"
+    try:
+        first = json.loads(source.text.split("\n", 1)[0])
+    except (ValueError, RecursionError):
+        first = None
+    msg = first.get("message") if isinstance(first, dict) else None
+    if isinstance(msg, dict) and msg.get("content") == "Warmup":
+        return f"warmup {agent_id}"
+    return f"subagent {agent_id}"
+
+
+def lift(lifter: Lifter, key: str, name: str, given: Any, text: str, ok: bool, ms: int) -> None:
+    """What a finished call lifts: a shell command's eval, an edit's paths."""
+    given = given if isinstance(given, dict) else {}
+    if name == "Bash" and isinstance(given.get("command"), str):
+        lifter.shell(key, given["command"], ok, text, ms)
+    elif name in EDIT_TOOLS and ok:
+        path = given.get("file_path") or given.get("notebook_path") or given.get("path")
+        lifter.edited(key, [path] if isinstance(path, str) else [], ms)
+
+
 def system_line(
     em: Emitter, diag: Diagnostics, value: dict[str, Any], ms: int, summaries: dict[Any, str]
 ) -> None:
@@ -170,6 +251,16 @@ def system_line(
             "post_tokens": meta.get("postTokens"),
         }
         em.observation(f"compact:{uid}", f"context compacted ({trigger})", text, ms, info)
+    elif subtype == "microcompact_boundary":  # old tool results cleared from the context
+        diag.recognised += 1
+        found = value.get("microcompactMetadata")
+        meta = found if isinstance(found, dict) else {}
+        trigger = str(meta.get("trigger") or "unknown")
+        info = {"trigger": trigger, "pre_tokens": meta.get("preTokens")}
+        info["tokens_saved"] = meta.get("tokensSaved")
+        ids = meta.get("compactedToolIds")
+        text = f"{len(ids) if isinstance(ids, list) else 0} tool result(s) cleared"
+        em.observation(f"compact:{uid}", f"context microcompacted ({trigger})", text, ms, info)
     elif subtype == "api_error":
         diag.recognised += 1
         attempt = f"attempt {value.get('retryAttempt')} of {value.get('maxRetries')}"

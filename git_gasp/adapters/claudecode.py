@@ -4,7 +4,7 @@ A session is its main file(s) and its subagent files (``agent-<id>.jsonl``,
 either beside the main file (before 2.1.2) or under ``<session>/subagents/``).
 Mapping (adapters.md §7.2):
 
-- a prompt a person typed → ``task.created``; injected text (system
+- a prompt a person typed (or queued) → ``task.created``; injected text (system
   reminders, slash and local commands, compaction summaries, skill text,
   hook output, interrupt and queue markers, ``isMeta`` lines) never is;
 - the lines of one assistant message (one ``message.id``) → one
@@ -91,7 +91,7 @@ def _project(
     for agent_id, source in sorted(session.subagents.items()):
         if agent_id not in walk.walked:  # a subagent no call of ours names
             frame = walk.em.frame(
-                f"agent:{agent_id}", f"subagent {agent_id}", "", None, walk.em.last_ts, {}
+                f"agent:{agent_id}", F.unnamed(agent_id, source), "", None, walk.em.last_ts, {}
             )
             walk.walked.add(agent_id)
             walk.file(source, frame, child=True)
@@ -164,6 +164,8 @@ class _Walk:
                 self._user(rec, ms, frame, child)
             elif kind == "system":
                 F.system_line(self.em, self.diag, rec.value, ms, summaries)
+            elif kind == "attachment" and (typed := F.queued_prompt(rec, self.diag)) is not None:
+                self._user(typed, ms, frame, child)  # a prompt queued while the agent worked
             elif isinstance(kind, str) and kind in F.IGNORED_TYPES:
                 self.diag.ignored[kind] += 1
             else:
@@ -235,7 +237,7 @@ class _Walk:
                 thinking.append("present" if block.get("thinking") else "empty (signature only)")
             elif kind in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
                 tools.append(block)
-            else:
+            elif F.server_result(block) is None:
                 self.diag.unknown_fields[f"assistant block {kind}"] += 1
         meta: dict[str, Any] = {
             "message_id": message.id,
@@ -263,6 +265,8 @@ class _Walk:
         for block in tools:
             name = str(block.get("name") or "tool")
             self.pending[block["id"]] = (name, block.get("input"), message.ms, message.frame)
+        for result in filter(None, map(F.server_result, message.blocks)):  # in the message
+            self._result(result, message.rec.value, message.ms, message.frame)
         self.outcome = "completed" if message.stop == "end_turn" else "in-progress"
 
     # -- user lines -----------------------------------------------------------------
@@ -333,7 +337,7 @@ class _Walk:
             self.em.failure(key, f"tool {name} failed", text, ms)
             if any(marker in text for marker in F.DENIED):
                 self.lift.denied(key, node, text, ms)
-        self._lift(key, name, given, text, success, ms)
+        F.lift(self.lift, key, name, given, text, success, ms)
         if name in F.SUBAGENT_TOOLS:
             self._subagent(structured, text, given, ms, call_frame)
 
@@ -355,14 +359,6 @@ class _Walk:
         return self.em.tool_call(
             key, name, F.input_text(name, given), text, success, ms, meta, frame
         )
-
-    def _lift(self, key: str, name: str, given: Any, text: str, success: bool, ms: int) -> None:
-        given = given if isinstance(given, dict) else {}
-        if name == "Bash" and isinstance(given.get("command"), str):
-            self.lift.shell(key, given["command"], success, text, ms)
-        elif name in F.EDIT_TOOLS and success:
-            path = given.get("file_path") or given.get("notebook_path") or given.get("path")
-            self.lift.edited(key, [path] if isinstance(path, str) else [], ms)
 
     def _subagent(self, structured: Any, text: str, given: Any, ms: int, frame: str | None) -> None:
         agent_id = structured.get("agentId") if isinstance(structured, dict) else None

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from git_gasp.adapters import codexformat as F
+from git_gasp.adapters.codexreplay import Replay
 from git_gasp.adapters.emitting import Emitter, Resume, session_projection
 from git_gasp.adapters.lifting import LiftConfig, Lifter
 from git_gasp.adapters.lines import Diagnostics, Projection, Source, check_versions, file_cursor
@@ -82,6 +83,7 @@ class _Walk:
         self.pending: dict[str, tuple[str, str, int, str | None, str]] = {}
         self.call_ids: set[str] = set()  # every call id met, to keep a reused one apart
         self.walked: set[str] = set()
+        self.nicknames: dict[str, str] = {}
         self.model = "unknown"
         self.prompt = ""
         self.first_prompt = ""
@@ -95,11 +97,16 @@ class _Walk:
         recs = read_records(source, self.diag)
         self.prefer_events = any(F.typed_prompt(r.value) is not None for r in recs)
         name = source.name.rsplit("/", 1)[-1]
+        replay = Replay()  # a fork's copy of its ancestor's history is not its work
         for rec in recs:
-            value, payload = rec.value, rec.value.get("payload")
-            kind = value.get("type")
+            value = rec.value
+            kind, payload = F.enveloped(value)
             if not isinstance(payload, dict):
                 self.diag.unknown_types[f"{kind} without payload"] += 1
+                continue
+            if replay.copied(kind, payload, value.get("timestamp")):
+                self.diag.copied += 1
+                self.total = replay.total or self.total  # the totals go on from it
                 continue
             ms = self.em.at(value.get("timestamp"))
             key = f"{name}:{rec.line}"
@@ -112,6 +119,7 @@ class _Walk:
                 if isinstance(payload.get("cli_version"), str):
                     self.diag.versions.add(payload["cli_version"])
             elif kind == "turn_context":
+                self._flush()  # a step open now was sampled by the model before
                 self.diag.recognised += 1
                 self.model = str(payload.get("model") or self.model)
             elif kind == "compacted":
@@ -119,7 +127,9 @@ class _Walk:
                 self.diag.recognised += 1
                 text = str(payload.get("message") or "")
                 self.em.observation(key, "context compacted (local)", text, ms, {})
-            elif isinstance(kind, str) and kind in F.NEWER_TYPES:
+            elif isinstance(kind, str) and (
+                kind in F.NEWER_TYPES or kind.startswith("record_type")
+            ):
                 self.diag.ignored[str(kind)] += 1
             else:
                 self.diag.unknown_types[str(kind)] += 1
@@ -139,7 +149,7 @@ class _Walk:
             step.reasoning = "\n".join(t for t in texts if isinstance(t, str)) or (
                 "encrypted (not readable)" if item.get("encrypted_content") else "empty"
             )
-        elif kind in F.CALLS or kind == "web_search_call":
+        elif kind in F.CALLS or kind in F.SELF_CONTAINED_CALLS:
             self._call(item, key, ms, frame, line)
         elif kind in F.OUTPUTS:
             self._flush()
@@ -149,6 +159,8 @@ class _Walk:
             self.diag.recognised += 1
             text = "the summary is encrypted (remote compaction): not readable"
             self.em.observation(key, "context compacted (remote)", text, ms, {})
+        elif kind == "agent_message":  # 0.15x: what a parent thread sends its subagent
+            self.diag.injected["inter-agent message"] += 1
         elif kind in ("ghost_snapshot", "tool_search_call", "tool_search_output"):
             self.diag.ignored[f"response_item/{kind}"] += 1
         else:
@@ -207,7 +219,7 @@ class _Walk:
         name = str(item.get("name") or item.get("type"))
         given = F.call_input(item)
         call_id = item.get("call_id") or item.get("id")
-        if item.get("type") == "web_search_call" or not isinstance(call_id, str):
+        if item.get("type") in F.SELF_CONTAINED_CALLS or not isinstance(call_id, str):
             self._flush()  # a call with no output of its own: complete as it is
             self.diag.recognised += 1
             success = item.get("status") in ("completed", None)
@@ -233,7 +245,9 @@ class _Walk:
         self.diag.recognised += 1
         tool, given, _, frame, key = pending
         text, success = F.outcome(item.get("output"))
-        meta = {"call_id": call_id, "session": self.em.session}
+        meta: dict[str, Any] = {"call_id": call_id, "session": self.em.session}
+        if F.TRUNCATED.search(text):  # Codex cut the output in the middle
+            meta["output_truncated"] = True
         if self.em.logged_open(key):
             node = self.em.node("node", key, "tool")
             self.em.tool_finished(key, tool, text, bool(success), ms, node)
@@ -255,17 +269,28 @@ class _Walk:
             found = json.loads(text)
         except (ValueError, RecursionError):
             return
-        thread = found.get("agent_id") if isinstance(found, dict) else None
+        found = found if isinstance(found, dict) else {}
+        thread = found.get("agent_id") or self._named(found.get("task_name"))
         if not isinstance(thread, str) or thread in self.walked:
             return
         self.walked.add(thread)
-        nickname = str(found.get("nickname") or thread)
+        nickname = str(found.get("nickname") or self.nicknames.get(thread) or thread)
         child = self.em.frame(
             f"thread:{thread}", f"subagent {nickname}", given, frame, ms, {"thread_id": thread}
         )
         source = self.session.children.get(thread)
         if source is not None:
             self.child(source, child)
+
+    def _named(self, task: Any) -> str | None:
+        """The child thread a 0.156 ``spawn_agent`` names only by its task
+        (``/root/<task>``): the one whose session meta has that ``agent_path``."""
+        for thread, source in self.session.children.items() if isinstance(task, str) else ():
+            meta = F.first_meta(source.text)
+            if meta.get("agent_path") == task:
+                self.nicknames[thread] = str(meta.get("agent_nickname") or thread)
+                return thread
+        return None
 
     def child(self, source: Source, frame: str) -> None:
         """A child thread's rollout: its own model, prompt and cumulative totals."""
@@ -306,6 +331,11 @@ class _Walk:
         elif kind in ("error", "stream_error"):
             self.diag.recognised += 1
             self.em.failure(key, f"Codex {kind}", str(payload.get("message") or ""), ms)
+        elif kind == "thread_settings_applied":  # Codex Desktop: the thread's new settings
+            self._flush()
+            settings = payload.get("thread_settings")
+            found = settings.get("model") if isinstance(settings, dict) else None
+            self.model = found if isinstance(found, str) and found else self.model
         elif kind == "agent_reasoning" and self.step is not None:
             self.step.reasoning = str(payload.get("text") or "")
         elif isinstance(kind, str) and (
@@ -324,6 +354,10 @@ class _Walk:
         self._flush()
         self.diag.recognised += 1
         before = self.total or {}
+        if any(_is_count(v) and v < _count(before.get(k)) for k, v in total.items()):
+            # a resumed Codex appends to the rollout with totals counted from zero again
+            self.diag.ignored["token_count total started again (counted from zero)"] += 1
+            before = {}
         delta = {k: v - _count(before.get(k)) for k, v in total.items() if _is_count(v)}
         self.total = total
         meta = {"session": self.em.session, "usage": delta, "total_token_usage": total}
@@ -331,6 +365,7 @@ class _Walk:
 
     def _task(self, key: str, text: str, ms: int) -> None:
         self.diag.recognised += 1
+        text = text.split(F.IDE_REQUEST, 1)[-1]
         self.prompt = text.strip()
         self.first_prompt = self.first_prompt or self.prompt
         self.em.task(f"prompt:{key}", text, ms, {"line": key})

@@ -18,9 +18,10 @@ QUIET_EVENTS = frozenset(
     "agent_message agent_reasoning_raw_content thread_name_updated context_compacted "
     "entered_review_mode exited_review_mode exec_command_end patch_apply_end "
     "mcp_tool_call_end web_search_end view_image_tool_call image_generation_end "
-    "guardian_assessment injected_message".split()
+    "guardian_assessment injected_message sub_agent_activity".split()
 )
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+SELF_CONTAINED_CALLS = ("web_search_call", "image_generation_call")  # no output item of their own
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 INJECTED = (
     ("<environment_context>", "environment context"),
@@ -31,10 +32,51 @@ INJECTED = (
     ("<turn_aborted>", "interrupt marker"),
     ("<user_shell_command>", "local command"),
     ("<skill", "skill text"),
+    ("<app-context>", "app context"),  # Codex Desktop
+    ("<environment>", "environment context"),
+    ("<environment-change>", "environment context"),
+    ("<collaboration_mode>", "collaboration mode"),
+    ("<plugins_instructions>", "plugin instructions"),
+    ("<apps_instructions>", "app instructions"),
 )
-EXIT = re.compile(r"(?:Process exited with code|Exit code:?) (-?\d+)")
+IDE_REQUEST = "## My request for Codex:"  # what a 2025 IDE-started prompt wraps
+EXIT = re.compile(r"(?:Process exited with code|Exit code:?|\"exit_code\":) ?(-?\d+)")
 PATCH_FILE = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$", re.MULTILINE)
+TRUNCATED = re.compile(r"…\d+ tokens truncated…|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]")
 SHELLS = ("exec_command", "shell", "shell_command", "local_shell", "container.exec")
+
+
+BARE_ITEMS = frozenset(
+    "message reasoning function_call function_call_output custom_tool_call "
+    "custom_tool_call_output local_shell_call web_search_call image_generation_call".split()
+)
+
+
+def enveloped(value: dict[str, Any]) -> tuple[Any, Any]:
+    """A line's ``(type, payload)``. Rollouts of 2025 (before the ``{timestamp,
+    type, payload}`` envelope) begin with the bare session meta (``id``,
+    ``timestamp``, ``instructions``, ``git``), hold bare response items, and
+    ``{"record_type": "state"}`` markers (which later files still carry)."""
+    if "payload" in value:
+        return value.get("type"), value["payload"]
+    if isinstance(value.get("record_type"), str):
+        return f"record_type {value['record_type']}", {}
+    kind = value.get("type")
+    if kind is None and isinstance(value.get("id"), str) and "timestamp" in value:
+        return "session_meta", value
+    if isinstance(kind, str) and kind in BARE_ITEMS:
+        return "response_item", value
+    return kind, None
+
+
+def first_meta(text: str) -> dict[str, Any]:
+    """The session meta a rollout's first line holds, or ``{}``."""
+    try:
+        value = json.loads(text.split("\n", 1)[0])
+    except (ValueError, RecursionError):
+        return {}
+    kind, payload = enveloped(value) if isinstance(value, dict) else (None, None)
+    return payload if kind == "session_meta" and isinstance(payload, dict) else {}
 
 
 def typed_prompt(value: dict[str, Any]) -> str | None:
@@ -42,13 +84,18 @@ def typed_prompt(value: dict[str, Any]) -> str | None:
     if value.get("type") != "event_msg" or not isinstance(payload, dict):
         return None
     if payload.get("type") == "user_message" and isinstance(payload.get("message"), str):
-        return str(payload["message"])
+        images = [i for k in ("images", "local_images") for i in _listed(payload.get(k))]
+        return str(payload["message"]) + "\n[image]" * len(images)  # an image alone is a prompt
     item = payload.get("item")
     if payload.get("type") == "item_completed" and isinstance(item, dict):
         if item.get("type") == "UserMessage":
             text = item.get("text") or content_text(item.get("content"))
             return str(text) if text else None
     return None
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def injected(text: str) -> str | None:

@@ -22,6 +22,7 @@ from datetime import datetime
 
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
+from git_gasp.adapters.codexformat import enveloped
 from git_gasp.adapters.lines import Source
 from git_gasp.adapters.reading import NAME_HINT, Found, shown
 from git_gasp.errors import USAGE, GaspError
@@ -194,6 +195,9 @@ def codex_home(env: Mapping[str, str]) -> str:
 
 
 CODEX_SUFFIXES = (".jsonl", ".jsonl.zst")
+_NAMED_UUID = re.compile(
+    r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
+)
 
 
 def codex_defaults(
@@ -239,7 +243,7 @@ def codex_sessions(paths: Iterable[str], found: Found | None = None) -> list[Cod
         meta = _session_meta(source)
         thread = meta.get("id")
         if not isinstance(thread, str):
-            thread = os.path.basename(path).split(".")[0].removeprefix("rollout-")
+            thread = _thread_of_name(os.path.basename(path))
         threads.setdefault(thread, []).append(source)
         parent = _parent_thread(meta)
         if parent is not None:
@@ -252,6 +256,14 @@ def codex_sessions(paths: Iterable[str], found: Found | None = None) -> list[Cod
         children = {t: threads[t][0] for t, r in roots.items() if r == thread and t != thread}
         out.append(CodexSession(thread, sources, children))
     return out
+
+
+def _thread_of_name(name: str) -> str:
+    """The thread a rollout's name says: the UUID ``rollout-<time>-<uuid>``
+    ends with, else the name without its suffix and prefix."""
+    stem = name.split(".")[0].removeprefix("rollout-")
+    found = _NAMED_UUID.search(stem)
+    return found.group(1) if found else stem
 
 
 def _root(thread: str, parents: dict[str, str], threads: Mapping[str, object]) -> str:
@@ -271,14 +283,8 @@ def _session_meta(source: Source) -> dict[str, object]:
         value = json.loads(source.text.split("\n", 1)[0])
     except (ValueError, RecursionError):
         return {}
-    payload = value.get("payload") if isinstance(value, dict) else None
-    if (
-        isinstance(value, dict)
-        and value.get("type") == "session_meta"
-        and isinstance(payload, dict)
-    ):
-        return payload
-    return {}
+    kind, payload = enveloped(value) if isinstance(value, dict) else (None, None)
+    return payload if kind == "session_meta" and isinstance(payload, dict) else {}
 
 
 def _parent_thread(meta: dict[str, object]) -> str | None:

@@ -48,7 +48,7 @@ from git_gasp import git
 from git_gasp.adapters import cursors
 from git_gasp.adapters.emitting import Resume, stable_id
 from git_gasp.adapters.lifting import EVAL_PATTERNS, RULES, LiftConfig
-from git_gasp.adapters.lines import Projection, Source, file_cursor
+from git_gasp.adapters.lines import Empty, Projection, Source, file_cursor
 from git_gasp.agent.api import Agent
 from git_gasp.agent.runs import close_run
 from git_gasp.core.event import Actor, Event
@@ -120,16 +120,15 @@ def import_session(
     project: Projector,
     cursor: Sequence[dict[str, Any]],
     keep: str | None = None,
-) -> Imported | None:
+) -> Imported | Empty | None:
     """Project one session with ``project(known)`` and write it into the
     writer's repository; None when the session's files are as the last
-    import read them."""
+    import read them, :class:`Empty` when they hold nothing to project."""
     cursor_path = cursors.path(writer.git_dir(), agent_name, session)
     saved = cursors.saved(cursor_path)
     if saved.get("files") == list(cursor):
         return None
     agent = writer.agent()
-    root = agent.root
     state, run_hint = _usable(agent, saved)
     latest = run_hint or latest_run(agent, agent_name, session)
     if _takes_state(project):
@@ -138,6 +137,9 @@ def import_session(
         projection = project(agent.knows, latest)
     if projection.diagnostics.recognised == 0:
         where = ", ".join(c["file"] for c in projection.cursor) or session
+        seen = projection.diagnostics  # blank, over-long, corrupt or unknown lines: no stub
+        if not (seen.unknown_types or seen.corrupt or seen.blank or seen.long):
+            return Empty(where)  # a session that never had a conversation: nothing to import
         raise GaspError(
             f"{where}: nothing in it is a {agent_name} record this projector recognises",
             "is it a transcript of this agent? `--json` lists what was seen",
@@ -146,7 +148,7 @@ def import_session(
     run = agent.open_run
     if run is not None and run.run_id != projection.run_id:
         raise GaspError(
-            f"run {run.run_id} is open in {root}; an import writes its own run",
+            f"run {run.run_id} is open in {agent.root}; an import writes its own run",
             "close it first: git gasp run close --outcome TEXT (or run abandon)",
             USAGE,
         )
@@ -329,6 +331,8 @@ def import_all(
                 result = import_session(writer, agent_name, sid, projector, cursor, keep_file)
             if result is None:
                 out.append({"agent": agent_name, "session": sid, "unchanged": True, "warnings": []})
+            elif isinstance(result, Empty):  # no run written for it
+                out.append({"agent": agent_name, "session": sid, "empty": True, **result._asdict()})
             else:
                 out.append({**result._asdict(), "unchanged": False})
     return Imports(out, [s._asdict() for s in found.skipped])

@@ -301,3 +301,13 @@ class Projection(NamedTuple):
     outcome: str
     task: str
     state: dict[str, Any] | None = None  # where the next projection may resume
+
+
+class Empty(NamedTuple):
+    """An import's session with nothing to project and nothing unknown: its
+    files are empty, or hold session metadata only (the stubs Claude Code
+    leaves for a session that never had a conversation). No run is written."""
+
+    files: str
+    unchanged: bool = False
+    warnings: tuple[str, ...] = ()

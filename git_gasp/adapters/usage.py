@@ -1,11 +1,15 @@
 """Token accounting over imported events (pure): ``git gasp usage``.
 
 - Claude Code repeats a message's usage on every line of it: one count per
-  ``(session, message id)``, the last usage logged for it (a message still
-  streaming at one import and final at the next keeps the final figures).
+  message id, the last usage logged for it (a message still streaming at one
+  import and final at the next keeps the final figures). A message id is the
+  API's, unique: met again in another session's file (``/branch``,
+  ``--fork-session`` and resumed copies carry the old messages), it is a copy,
+  counted once, for the first session that logged it (as ccusage counts).
   Input, output, cache-creation and cache-read tokens are the API's.
 - Codex reports cumulative totals per thread: each imported ``token_count``
-  is a delta of them, so the per-session sum is the last total. Input
+  is a delta of them, so the per-session sum is the last total (a total
+  that fell, as a resumed Codex writes one, counts from zero again). Input
   excludes the cached tokens, which are the cache reads.
 - A subagent's messages are counted once, in its own file; records a child
   copied from its parent were never imported as the child's.
@@ -47,7 +51,8 @@ def _int(value: Any) -> int:
 
 def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
     """``(event, model, counts)`` for each count, de-duplicated as above."""
-    claude: dict[tuple[str, str], tuple[Event, str, dict[str, int]]] = {}
+    claude: dict[str, tuple[Event, str, dict[str, int]]] = {}  # message id -> its count
+    sessions: dict[str, str] = {}  # message id -> the first session that logged it
     out: list[tuple[Event, str, dict[str, int]]] = []
     for event in events:
         if event.kind not in ("model.called", "model.finished"):
@@ -60,9 +65,12 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
         if "total_token_usage" in meta:  # codex: a delta of the thread's totals
             out.append((event, model, _codex(meta["usage"])))
         elif isinstance(meta.get("message_id"), str):
-            key = (str(meta.get("session")), meta["message_id"])
+            key, session = meta["message_id"], str(meta.get("session"))
+            if key in sessions and sessions[key] != session:
+                continue  # a copy in another session's file (a branch, a fork, a resume)
             if key in claude and event.kind == "model.finished":
                 model = claude[key][1]  # a later usage of the same message
+            sessions[key] = session
             claude[key] = (event, model, _claude(meta["usage"]))
     return out + list(claude.values())
 

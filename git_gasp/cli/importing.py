@@ -116,6 +116,8 @@ def _run(agent: str, given: dict[str, Any]) -> int:
 
 def _line(result: dict[str, Any]) -> str:
     ref = f"{result['agent']}:{result['session']}"
+    if result.get("empty"):
+        return f"{ref}: nothing to import (no conversation in {result['files']})"
     if result["unchanged"]:
         return f"{ref}: unchanged since the last import"
     commit = result["commit"][:12] if result["commit"] else "no commit"
