@@ -116,13 +116,23 @@ def precommit_hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
     every test of the ``pre-commit-framework`` xdist group shares, so the
     framework builds the hooks' environment once for a config naming it
     (``try-repo`` always builds its own). pip builds git-gasp without build
-    isolation: the framework's virtualenv holds setuptools already."""
+    isolation: the framework's virtualenv holds setuptools already.
+
+    Each environment the framework builds is a new virtualenv at a new path,
+    so the shared ``PYTHONPYCACHEPREFIX`` (keyed by a source's path) never
+    holds its modules: pip compiled itself and setuptools from source in every
+    one (~2 s of CPU a build). Here bytecode lives beside the sources, as on a
+    user's machine: the virtualenvs link pip and setuptools from virtualenv's
+    one app-data folder (compiled once) and the hooks read the bytecode pip
+    wrote when it installed git-gasp."""
     base = tmp_path_factory.mktemp("framework")
     (base / ".gitconfig").write_text(GITCONFIG)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(HERMETIC, HOME=str(base), PRE_COMMIT_HOME=str(base / "pre-commit"))
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     env["PIP_NO_BUILD_ISOLATION"] = "0"  # pip's spelling of --no-build-isolation
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    env["VIRTUALENV_SYMLINK_APP_DATA"] = "1"
     repo = base / "git-gasp"
     repo.mkdir()
     for name in HOOK_SOURCES:
