@@ -592,3 +592,48 @@ def test_import_codex_subagent_thread_inside_its_parents_run(
     assert main(["usage", "--repo", str(agent_repo), "--json"]) == 0
     totals = json.loads(capsys.readouterr().out)["totals"]
     assert (totals["input"], totals["output"]) == (1300, 140)  # the child counted once
+
+
+def test_a_directory_of_sessions_is_imported_through_one_open(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    """Every session closes its own run with its own boundary commit and note,
+    but the log is opened (read, its lease taken) once for all of them, and
+    git's auto maintenance runs once after the last commit."""
+    from git_gasp.agent.api import Agent
+
+    many = tmp_path / "many"
+    many.mkdir()
+    sessions = [f"{i:08d}-0000-4000-8000-00000000000c" for i in range(4)]
+    for sid in sessions:
+        m = T.Claude("2.1.173", session=sid)
+        m.user(f"fix bug {sid[:8]}")
+        m.assistant(f"msg_{sid[:8]}", [{"type": "text", "text": "done"}], T.usage(3, 2))
+        (many / f"{sid}.jsonl").write_text(m.text())
+    opened: list[str] = []
+    real_open = Agent.open.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Agent], root: str = ".", *args: Any, **kwargs: Any) -> Agent:
+        opened.append(root)
+        return real_open(cls, root, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Agent, "open", classmethod(counting))
+    git(agent_repo, "config", "maintenance.auto", "true")  # the tests' git has it off
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    result = _import(["claude-code", str(many), "--repo", str(agent_repo)], capsys)
+    monkeypatch.delenv("GIT_TRACE")
+    assert len(opened) == 1
+    # git commit's housekeeping ran once, after the last commit, not after each
+    said = trace.read_text()
+    assert said.count("built-in: git commit") == 4
+    assert said.count("git maintenance run --auto") == 1
+    assert sorted(r["session"] for r in result["sessions"]) == sessions
+    assert len({r["commit"] for r in result["sessions"]}) == 4
+    for r in result["sessions"]:
+        body = git(agent_repo, "log", "-1", "--format=%B", r["commit"])
+        assert f"Agent-Session: claude-code:{r['session']}" in body
+        assert git(agent_repo, "notes", "--ref", "refs/notes/agent-sessions", "show", r["commit"])
+    assert main(["check", str(agent_repo)]) == 0
+    again = _import(["claude-code", str(many), "--repo", str(agent_repo)], capsys)
+    assert all(r["unchanged"] for r in again["sessions"]) and len(opened) == 1

@@ -473,3 +473,60 @@ def test_the_append_writer_refuses_what_the_per_line_test_finds(lines: list[str]
         assert first is not None and f"({first[0][1].preview})" in exc.message
     else:
         assert first is None
+
+
+_HIDDEN_PIECES = [
+    "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "AKIAABCDEFGHIJKLMNOP",
+    "password: hunter2x9",
+    "Authorization: Bearer abcDEF123456ghiJKL789",
+    "https://deploy:Zq8w3Lm9Xc2V@git.example.com/repo",  # its only trigger is ://
+    "api_\u212aey=zq8Rw3Lm9Xc2Vb7N",  # KELVIN SIGN: its lowercase is "k"
+    "xoxb-123456789012-abcdefABCDEF",
+    "plain words",
+    "\n",
+    "\t",
+    '"',
+    "\\",
+    "/",
+    ":",
+    " ",
+    "İ",
+    "é",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_HIDDEN_PIECES), max_size=8),
+    st.lists(st.sampled_from(_HIDDEN_PIECES), max_size=4),
+    st.booleans(),
+    st.booleans(),
+    st.sets(st.sampled_from("ghpakiswordtxbAKI:/_-"), max_size=6),
+)
+def test_a_line_whose_escapes_cannot_spell_a_trigger_needs_no_decoding(
+    value: list[str], key: list[str], ascii_only: bool, slashes: bool, escaped: set[str]
+) -> None:
+    """check_lines and the append writer decode a line's JSON strings only when
+    it holds a trigger or an escape that could spell one (``\\u``, ``\\/``):
+    every line in which decoding finds a credential is such a line, however
+    its strings are escaped (``\\n``, ``\\t``, ``\\"``, ``\\\\``, ``\\/``, ``\\uXXXX``)."""
+    from git_gasp.core.change import escapes_may_hide, line_secrets
+    from git_gasp.core.secrets import lines_to_scan
+
+    def literal(text: str) -> str:  # a JSON string, its characters escaped as chosen
+        out = []
+        for c in text:
+            if c in escaped or (ascii_only and ord(c) > 127) or (ord(c) < 0x20 and c not in "\n\t"):
+                out.append(f"\\u{ord(c):04x}")
+            elif c in '"\\\n\t' or (c == "/" and slashes):
+                out.append("\\" + {"\n": "n", "\t": "t"}.get(c, c))
+            else:
+                out.append(c)
+        return '"' + "".join(out) + '"'
+
+    k, v = "".join(key) or "k", "".join(value)
+    line = "{" + literal(k) + ":" + literal(v) + "}"
+    assert json.loads(line) == {k: v}
+    if line_secrets(line):
+        assert 0 in lines_to_scan(line) or escapes_may_hide(line)

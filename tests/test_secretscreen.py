@@ -142,3 +142,22 @@ def test_a_long_push_finds_the_same_credentials_with_the_grep_as_without(
         assert scans and all(s is None for s in scans)  # screened as text
     monkeypatch.setattr(objects, "ahead_of", lambda *args: None)
     assert _said(work, tip) == with_grep
+
+
+@settings(max_examples=300, deadline=None)
+@example(parts=["é\n", "SK-"], bad=False)
+@example(parts=["\u212a", "api_", "\u212a", "ey"], bad=False)
+@given(
+    parts=st.lists(st.sampled_from(PIECES) | st.text(max_size=4), max_size=60), bad=st.booleans()
+)
+def test_the_byte_screen_names_the_lines_the_text_screen_does(parts: list[str], bad: bool) -> None:
+    """scan_lines (the append writer's and check_lines' screen) names exactly
+    the lines lines_to_scan names in the decoded text: searched in the bytes
+    when some character is not ASCII, in the text when one would lower to
+    ASCII, when the data is ASCII, or holds a NUL."""
+    from git_gasp.core.secretscreen import scan_lines
+
+    data = "".join(parts).encode("utf-8", "surrogatepass")
+    if bad:
+        data = data.replace(b"\xc3\xa9", b"\xc3")  # invalid UTF-8 around ASCII
+    assert scan_lines(data) == lines_to_scan(data.decode("utf-8", "replace"))

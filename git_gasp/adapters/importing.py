@@ -39,14 +39,13 @@ appended twice: the cursor spares reading, it never decides what is new.
 from __future__ import annotations
 
 import inspect
-import json
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from git_gasp import git
+from git_gasp.adapters import cursors
 from git_gasp.adapters.emitting import Resume, stable_id
 from git_gasp.adapters.lifting import EVAL_PATTERNS, RULES, LiftConfig
 from git_gasp.adapters.lines import Projection, Source, file_cursor
@@ -57,7 +56,6 @@ from git_gasp.core.log import gc_paused
 from git_gasp.core.trailers import is_session_ref
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.store.runmarker import OpenRun
-from git_gasp.store.writer import write_atomically
 
 #: ``project(known, latest_run)``, or ``project(known, latest_run, state)``
 #: for a projector that resumes (see the cursor above).
@@ -78,52 +76,90 @@ class Imported(NamedTuple):
     warnings: list[str]
 
 
+class _Writer:
+    """The agent an import writes through, opened at the first session with
+    something new and kept open for the rest: one open (one read of the log,
+    one lease) for a directory of many sessions, where an open per session
+    read the whole log again each time (a thousand sessions paid a thousand
+    reads of a growing log). Each session still closes its own run and makes
+    its own boundary commit."""
+
+    def __init__(self, root: str, worker: str | None) -> None:
+        self.root, self.worker = root, worker
+        self._agent: Agent | None = None
+        self._info: git.RepoInfo | None = None
+        self.committed = False  # a boundary commit was made: maintain once at the end
+
+    def info(self) -> git.RepoInfo:
+        if self._info is None:
+            self._info = git.repo_info(self.root)
+        return self._info
+
+    def git_dir(self) -> str:
+        return self.info().git_dir
+
+    def agent(self) -> Agent:
+        if self._agent is None:
+            self._agent = Agent.open(self.root, worker=self.worker)
+        return self._agent
+
+    def __enter__(self) -> _Writer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._agent is not None:
+            self._agent.close()
+        if self.committed:  # git commit's housekeeping, once (each commit skipped it)
+            git.maintain(self.root)
+
+
 def import_session(
-    root: str,
+    writer: _Writer,
     agent_name: str,
     session: str,
     project: Projector,
     cursor: Sequence[dict[str, Any]],
-    worker: str | None = None,
     keep: str | None = None,
 ) -> Imported | None:
-    """Project one session with ``project(known)`` and write it into ``root``;
-    None when the session's files are as the last import read them."""
-    cursor_path = _cursor_path(root, agent_name, session)
-    saved = _saved(cursor_path)
+    """Project one session with ``project(known)`` and write it into the
+    writer's repository; None when the session's files are as the last
+    import read them."""
+    cursor_path = cursors.path(writer.git_dir(), agent_name, session)
+    saved = cursors.saved(cursor_path)
     if saved.get("files") == list(cursor):
         return None
-    with Agent.open(root, worker=worker) as agent:
-        state, run_hint = _usable(agent, saved)
-        latest = run_hint or latest_run(agent, agent_name, session)
-        if _takes_state(project):
-            projection = project(agent.knows, latest, state)
-        else:
-            projection = project(agent.knows, latest)
-        if projection.diagnostics.recognised == 0:
-            where = ", ".join(c["file"] for c in projection.cursor) or session
-            raise GaspError(
-                f"{where}: nothing in it is a {agent_name} record this projector recognises",
-                "is it a transcript of this agent? `--json` lists what was seen",
-                FINDINGS,
-            )
-        run = agent.open_run
-        if run is not None and run.run_id != projection.run_id:
-            raise GaspError(
-                f"run {run.run_id} is open in {root}; an import writes its own run",
-                "close it first: git gasp run close --outcome TEXT (or run abandon)",
-                USAGE,
-            )
-        if projection.events:
-            agent.append(projection.events)
-        closed = _close(agent, projection)
-        kept = None
-        if keep is not None and closed is not None:
-            from git_gasp.agent.transcript import add_transcript
+    agent = writer.agent()
+    root = agent.root
+    state, run_hint = _usable(agent, saved)
+    latest = run_hint or latest_run(agent, agent_name, session)
+    if _takes_state(project):
+        projection = project(agent.knows, latest, state)
+    else:
+        projection = project(agent.knows, latest)
+    if projection.diagnostics.recognised == 0:
+        where = ", ".join(c["file"] for c in projection.cursor) or session
+        raise GaspError(
+            f"{where}: nothing in it is a {agent_name} record this projector recognises",
+            "is it a transcript of this agent? `--json` lists what was seen",
+            FINDINGS,
+        )
+    run = agent.open_run
+    if run is not None and run.run_id != projection.run_id:
+        raise GaspError(
+            f"run {run.run_id} is open in {root}; an import writes its own run",
+            "close it first: git gasp run close --outcome TEXT (or run abandon)",
+            USAGE,
+        )
+    if projection.events:
+        agent.append(projection.events)
+    closed = _close(writer, agent, projection)
+    kept = None
+    if keep is not None and closed is not None:
+        from git_gasp.agent.transcript import add_transcript
 
-            kept = add_transcript(agent, projection.run_id, keep).path
+        kept = add_transcript(agent, projection.run_id, keep).path
     last = projection.events[-1].id if projection.events else saved.get("last_event")
-    _save_cursor(cursor_path, projection, latest, last)
+    cursors.save(cursor_path, projection, latest, last)
     commit, note = closed if closed is not None else (None, None)
     return _result(projection, len(projection.events), commit, note, kept)
 
@@ -158,7 +194,9 @@ def latest_run(agent: Agent, agent_name: str, session: str) -> Resume | None:
     return Resume(run_id, latest.id, run_id in finished, str(latest.payload.get("task", "")))
 
 
-def _close(agent: Agent, projection: Projection) -> tuple[str | None, str | None] | None:
+def _close(
+    writer: _Writer, agent: Agent, projection: Projection
+) -> tuple[str | None, str | None] | None:
     """The boundary commit of the run, unless it was closed already: each run
     (the session's first, or a continuation) finishes once."""
     run_id = projection.run_id
@@ -170,7 +208,9 @@ def _close(agent: Agent, projection: Projection) -> tuple[str | None, str | None
         agent.open_run = OpenRun(run_id, started.id, None, agent.worker)
     agent.lease.acquire()
     ref = f"{projection.agent}:{projection.session}"
-    closed = close_run(agent, projection.outcome, sessions=[ref])
+    info = writer.info()
+    closed = close_run(agent, projection.outcome, sessions=[ref], info=info, maintain=False)
+    writer.committed = writer.committed or closed.commit is not None
     return closed.commit, closed.note
 
 
@@ -198,28 +238,6 @@ def import_actor(root: str, agent_name: str) -> Actor:
     from git_gasp.agent.ids import agent_id_of
 
     return Actor("agent", agent_id_of(root) or agent_name)
-
-
-# -- the cursor --------------------------------------------------------------------
-
-
-def _cursor_path(root: str, agent_name: str, session: str) -> str:
-    git_dir = git.repo_info(root).git_dir
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)
-    return os.path.join(git_dir, "gasp", "imports", agent_name, f"{safe}.json")
-
-
-def _saved(path: str) -> dict[str, Any]:
-    """The cursor as the last import saved it (an older import's bare list of
-    files too), or {}."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            value = json.load(fh)
-    except (OSError, ValueError, RecursionError):
-        return {}
-    if isinstance(value, list):
-        return {"files": value}
-    return value if isinstance(value, dict) else {}
 
 
 def _usable(agent: Agent, saved: Mapping[str, Any]) -> tuple[Any, Resume | None]:
@@ -251,19 +269,6 @@ def _takes_state(project: Projector) -> bool:
     return sum(1 for p in parameters if p.kind in kinds) >= 3 or any(
         p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters
     )
-
-
-def _save_cursor(path: str, projection: Projection, latest: Resume | None, last: Any) -> None:
-    value: dict[str, Any] = {"files": list(projection.cursor)}
-    started = next((e.id for e in projection.events if e.kind == "run.started"), None)
-    if started is None and latest is not None:
-        started = latest.started_id  # nothing new started: the run it went on with
-    if projection.state is not None and isinstance(last, str) and started is not None:
-        value["state"] = projection.state
-        value["run"] = [projection.run_id, started]
-        value["last_event"] = last
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_atomically(path, json.dumps(value, separators=(",", ":")).encode() + b"\n")
 
 
 # -- from paths to sessions ----------------------------------------------------------
@@ -304,17 +309,18 @@ def import_all(
     for sid, (sources, _) in inputs:  # before anything is written
         _check_session_id(agent_name, sid, sources)
     out = []
-    for sid, (sources, projector) in inputs:
-        cursor = [file_cursor(s) for s in sources]
-        keep_file = sources[0].name if keep and sources else None
-        # a session's records, events, fold and snapshot are acyclic: the
-        # collector's passes over them would free nothing (~15% of an import)
-        with gc_paused():
-            result = import_session(root, agent_name, sid, projector, cursor, worker, keep_file)
-        if result is None:
-            out.append({"agent": agent_name, "session": sid, "unchanged": True, "warnings": []})
-        else:
-            out.append({**result._asdict(), "unchanged": False})
+    with _Writer(root, worker) as writer:
+        for sid, (sources, projector) in inputs:
+            cursor = [file_cursor(s) for s in sources]
+            keep_file = sources[0].name if keep and sources else None
+            # a session's records, events, fold and snapshot are acyclic: the
+            # collector's passes over them would free nothing (~15% of an import)
+            with gc_paused():
+                result = import_session(writer, agent_name, sid, projector, cursor, keep_file)
+            if result is None:
+                out.append({"agent": agent_name, "session": sid, "unchanged": True, "warnings": []})
+            else:
+                out.append({**result._asdict(), "unchanged": False})
     return out
 
 

@@ -24,14 +24,14 @@ class Committed(NamedTuple):
     starts: dict[str, tuple[Blob, bytes]]
 
 
-def committed_lines(root: str) -> Committed | None:
+def committed_lines(root: str, info: git.RepoInfo | None = None) -> Committed | None:
     """Refuse to commit an append-only file whose committed lines were edited,
     as the files are on disk now. What was checked, or None before the first
-    commit."""
+    commit. ``info``: the repository's locations, if already known."""
     tip = git.head(root)
     if tip is None:
         return None
-    info = git.repo_info(root)
+    info = info or git.repo_info(root)
     files = (EVENTS_PATH, projecting.FACTS_PATH, projecting.JOURNAL_PATH)
     blobs = git.blobs_at(root, [f"{tip}:{info.prefix}{f}" for f in files])
     starts = {}

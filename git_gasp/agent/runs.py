@@ -90,7 +90,11 @@ def commit_message(run_id: str, goal: str, outcome: str, sessions: Sequence[str]
 
 
 def boundary_commit(
-    root: str, message: str, paths: Sequence[str], info: git.RepoInfo | None = None
+    root: str,
+    message: str,
+    paths: Sequence[str],
+    info: git.RepoInfo | None = None,
+    maintain: bool = True,
 ) -> str | None:
     """``git commit -- <paths>``; None if none of them changed.
 
@@ -99,7 +103,9 @@ def boundary_commit(
     ``--only`` but hashes each changed file once instead of twice (``--only``
     hashes it for the index and again for the commit's own): for a 4 MB log
     that is a fifth of a close. Either way a refused commit leaves the index
-    as it was. ``info``: the repository's locations, if already known.
+    as it was. ``info``: the repository's locations, if already known;
+    ``maintain=False``: no ``git maintenance run --auto`` after the commit (a
+    caller making many commits runs it once after the last).
     """
     present = [p for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
     entries = git.index_entries(root, list(paths)) if paths else []
@@ -118,7 +124,9 @@ def boundary_commit(
     trusting = any(tag.islower() for tag, _ in entries)
     info = info or git.repo_info(root)
     include = not trusting and not _in_progress(info) and not _staged_besides(root, pathspec, info)
-    commit = ["commit", "-q", "--include" if include else "--only", "-F", "-", "--", *pathspec]
+    later = [] if maintain else ["-c", "maintenance.auto=false"]
+    commit = [*later, "commit", "-q", "--include" if include else "--only", "-F", "-"]
+    commit += ["--", *pathspec]
     try:
         git.run(root, commit, stdin=message.encode())
     except git.GitError as exc:
@@ -201,24 +209,36 @@ def close_run(
     goal: str | None = None,
     sessions: Sequence[str] = (),
     paths: Sequence[str] = (),
+    *,
+    info: git.RepoInfo | None = None,
+    maintain: bool = True,
 ) -> Closed:
     """Finish the open run and make its boundary commit (safe to retry).
 
     The whole close runs under the run lock, deciding on the log as it is
     once the lock is held: of two closes racing (two processes of one
     worker), one records ``run.finished`` and commits, the other then finds
-    the run closed and reports that commit (``already``)."""
+    the run closed and reports that commit (``already``). ``info`` and
+    ``maintain``: as :func:`boundary_commit` takes them (an import of many
+    sessions knows where the repository is, and maintains it once)."""
     seen = agent.open_run
     with run_lock(agent.root):
         agent.reread()
         if agent.open_run is None and seen is not None:
             commit = closeretry.commit_of(agent.root, seen.run_id)
             return Closed(seen.run_id, commit, None, None, already=True)
-        return _close_open_run(agent, outcome, goal, sessions, paths)
+        return _close_open_run(agent, outcome, goal, sessions, paths, info, maintain)
 
 
+# long: the steps of a close in their order, each one call (their order is the protocol)
 def _close_open_run(
-    agent: Agent, outcome: str, goal: str | None, sessions: Sequence[str], paths: Sequence[str]
+    agent: Agent,
+    outcome: str,
+    goal: str | None,
+    sessions: Sequence[str],
+    paths: Sequence[str],
+    info: git.RepoInfo | None = None,
+    maintain: bool = True,
 ) -> Closed:
     run = agent.open_run
     if run is None:
@@ -239,7 +259,7 @@ def _close_open_run(
     message = commit_message(run.run_id, goal_id, outcome, sessions)  # validate before writing
     validate.utf8("the outcome, goal or session", message)
     _check_paths(agent.root, paths)
-    committed = committed_lines(agent.root)
+    committed = committed_lines(agent.root, info)
     agent.lease.acquire()
     agent.finish_run(outcome)
     faults.point("close:finished")
@@ -260,9 +280,9 @@ def _close_open_run(
         written.append("snapshots")  # with any taken during the run
     log_oid = stored().get(EVENTS_PATH)  # the blob id of the log the agent holds
     store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH])()
-    info = committed.info if committed is not None else None
+    info = committed.info if committed is not None else info
     faults.point("close:projected")
-    commit = boundary_commit(agent.root, message, [*written, *paths], info)
+    commit = boundary_commit(agent.root, message, [*written, *paths], info, maintain)
     locks = None
     if commit is None:  # made already, by a close or a git that was killed after it
         commit = closeretry.made_already(agent.root, run.run_id)

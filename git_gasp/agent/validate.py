@@ -21,7 +21,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
-from git_gasp.core.change import line_secrets
+from git_gasp.core.change import escapes_may_hide, line_secrets
 from git_gasp.core.checks import PAIRED_KINDS, is_allowed_root
 from git_gasp.core.event import OPS_APPLIED, Event
 from git_gasp.core.fold import Folder
@@ -37,7 +37,7 @@ from git_gasp.core.ops import (
     parse_ops,
 )
 from git_gasp.core.pack import Pack, vocabulary
-from git_gasp.core.secrets import lines_to_scan
+from git_gasp.core.secretscreen import scan_lines
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import FINDINGS, USAGE, GaspError
 
@@ -193,11 +193,12 @@ def secrets(rel: str, lines: bytes, what: str) -> None:
     credential (the rule the hooks apply when they are committed): nothing is
     written, and the error names what held it. One screen of the whole batch
     (:func:`~git_gasp.core.secrets.lines_to_scan`, as the hooks run it) picks
-    the lines to test: one with no rule's trigger and no JSON escape holds none."""
+    the lines to test: one with no rule's trigger and no JSON escape that could
+    spell one (:func:`~git_gasp.core.change.escapes_may_hide`) holds none."""
     text = lines.decode("utf-8", "replace")
-    scan = lines_to_scan(text)
+    scan = scan_lines(lines)
     for i, raw in enumerate(text.split("\n")):
-        if i not in scan and "\\" not in raw:
+        if i not in scan and not escapes_may_hide(raw):
             continue
         for line in raw.splitlines():
             found = line_secrets(line)

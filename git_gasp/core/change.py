@@ -22,7 +22,8 @@ from git_gasp.core.appendedevents import check_events
 from git_gasp.core.finding import Finding
 from git_gasp.core.jsonvalue import JsonError, loads
 from git_gasp.core.pack import Pack
-from git_gasp.core.secrets import SecretFinding, find_secrets, lines_to_scan
+from git_gasp.core.secrets import SCREEN_TRIGGERS, SecretFinding, find_secrets
+from git_gasp.core.secretscreen import scan_lines
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 APPEND_HINT = "append-only: add new lines at the end instead (a correction is a new event)"
@@ -198,14 +199,15 @@ def check_lines(
     """Size, UTF-8, credentials and (for JSONL) the final newline of the
     appended ``chunk``, whose first line is line ``first_line`` of the file.
     ``scan``: lines to screen for credentials, known to hold every line
-    :func:`lines_to_scan` gives (:mod:`git_gasp.core.secretscreen`)."""
+    :func:`~git_gasp.core.secrets.lines_to_scan` gives
+    (:mod:`git_gasp.core.secretscreen`)."""
     out: list[Finding] = []
     lines = chunk.split(b"\n")
     last = len(lines) - 1
     # one screen of the whole chunk: a line with no trigger and no JSON
-    # escape holds no credential (line_secrets would find none)
+    # escape that could spell one holds no credential (line_secrets finds none)
     if scan is None:
-        scan = lines_to_scan(chunk.decode("utf-8", "replace"))
+        scan = scan_lines(chunk)
     for i, raw in enumerate(lines):
         if i == last and not raw:
             break
@@ -235,7 +237,7 @@ def check_lines(
                 )
             )
             continue
-        if i in scan or "\\" in text:
+        if i in scan or escapes_may_hide(text):
             out += _secret_findings(path, n, text)
         if i == last and jsonl and not _whole_object(text):
             # a whole last object without its newline is no interrupted write (a
@@ -277,6 +279,24 @@ SECRET_HINT = (
     "an append-only log can never forget a secret: remove it from the staged lines, "
     "rotate the credential, and reference secrets by name"
 )
+
+
+# What JSON's two-character escapes decode to. Only one whose character some
+# trigger holds (``\/``: "://"), or ``\u`` (any character), can put a trigger in
+# a decoded string that the raw line does not show: the others decode to
+# characters no trigger holds, so every trigger in a decoded string is there,
+# letter for letter, in the raw line too.
+_DECODED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_SPELLS = tuple("\\" + e for e, c in _DECODED.items() if any(c in t for t in SCREEN_TRIGGERS))
+HIDING_ESCAPES = ("\\u", *_SPELLS)
+
+
+def escapes_may_hide(line: str) -> bool:
+    """Whether ``line``'s JSON escapes could spell a trigger its raw text does
+    not show (``HIDING_ESCAPES``): a line with no trigger and no such escape
+    holds no credential decoded either, so a line of ``\\n`` and ``\\"``
+    escapes (a tool's output, a multi-line summary) is not decoded."""
+    return "\\" in line and any(e in line for e in HIDING_ESCAPES)
 
 
 def line_secrets(text: str) -> list[tuple[str, SecretFinding]]:

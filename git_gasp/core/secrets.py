@@ -288,6 +288,7 @@ _GROUPS = tuple(
 ) + tuple((t, ((t, m),)) for t, m in _SCREEN if not any(k in t for k in _KEYS))
 _NEWLINE = re.compile("\n")
 SCREEN_TRIGGERS = tuple(t for t, _ in _SCREEN)  # a line with none holds no credential
+SCREEN_GROUPS = _GROUPS  # the screen as lines_to_scan takes it: (key, its triggers)
 _PLACEHOLDER_WORDS = frozenset(
     "null none nil true false undefined changeme change_me placeholder"
     " password passwd secret string dummy".split()

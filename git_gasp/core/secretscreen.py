@@ -20,12 +20,47 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from git_gasp.core.secrets import SCREEN_GROUPS, lines_to_scan
+
 UNSAFE = (b"\0", "\u0130".encode(), "\u212a".encode())
+# the screen's groups in bytes: a key, its triggers, whether the key is a trigger
+_GROUPS = tuple(
+    (key.encode(), tuple(t.encode() for t, _ in members), members[0][0] == key)
+    for key, members in SCREEN_GROUPS
+)
 
 
 def screenable(data: bytes) -> bool:
     """Whether a byte-wise screen of ``data`` gives the screen of its text."""
     return not any(u in data for u in UNSAFE)
+
+
+def scan_lines(data: bytes) -> set[int]:
+    """:func:`~git_gasp.core.secrets.lines_to_scan` of ``data`` decoded (with
+    replacement), found in its bytes when it is not ASCII but
+    :func:`screenable`: a text with one character that is not ASCII (a log's
+    arrows and accents) takes two or four bytes a character, and lowering and
+    searching it costs more than the bytes (an ASCII text costs the same).
+    Lines split on ``\\n``, as there."""
+    if data.isascii() or not screenable(data):
+        return lines_to_scan(data.decode("utf-8", "replace"))
+    low = data.lower()  # ASCII letters only: all a trigger holds
+    found: set[int] = set()
+    ends: list[int] | None = None
+    for key, triggers, is_trigger in _GROUPS:
+        if not is_trigger and key not in low:
+            continue
+        for trigger in triggers:
+            at = low.find(trigger)
+            if at < 0:
+                continue
+            if ends is None:
+                ends = [m.start() for m in re.finditer(b"\n", low)]
+            while at >= 0:  # the next search starts on the next line
+                line = bisect_left(ends, at)
+                found.add(line)
+                at = low.find(trigger, ends[line] + 1) if line < len(ends) else -1
+    return found
 
 
 class Screened(NamedTuple):

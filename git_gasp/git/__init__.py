@@ -67,7 +67,15 @@ from git_gasp.git.paths import (
     tracked,
     tree_files,
 )
-from git_gasp.git.process import Completed, GitError, attempt, import_problem, run, scrubbed_env
+from git_gasp.git.process import (
+    Completed,
+    GitError,
+    attempt,
+    import_problem,
+    maintain,
+    run,
+    scrubbed_env,
+)
 from git_gasp.git.refs import (
     RepoInfo,
     RepoState,
@@ -112,6 +120,7 @@ __all__ = [
     "import_problem",
     "index_entries",
     "lines_holding",
+    "maintain",
     "messages_of",
     "new_commits",
     "note_blob",

@@ -110,6 +110,18 @@ def attempt(
     return Completed(proc.returncode, proc.stdout, proc.stderr)
 
 
+def maintain(cwd: str) -> None:
+    """``git maintenance run --auto --quiet``, which ``git commit`` runs after
+    each commit, for a caller that made many commits with
+    ``maintenance.auto=false``: once after the last. Its failure is not the
+    caller's (``git commit`` ignores it too)."""
+    try:
+        args = ["git", "-C", cwd, "maintenance", "run", "--auto", "--quiet"]
+        subprocess.run(args, check=False, stdout=subprocess.DEVNULL)
+    except OSError:
+        pass
+
+
 def scrubbed_env() -> dict[str, str]:
     """The inherited environment minus every ``GIT_*`` variable, for git
     commands on a repository of our own (never the one GIT_DIR names)."""
