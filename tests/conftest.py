@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -11,6 +12,36 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+
+
+def _scratch_in_memory() -> None:
+    """The tests' scratch files on a RAM disk when the machine has one.
+
+    The suite makes and removes hundreds of thousands of small files: a
+    repository or two per test, git's index and lock files, hook inputs,
+    caches written atomically. On a disk every unlink, rename over a file and
+    fsync costs the kernel time (about 2 ms an unlink on an ext4 mounted with
+    ``discard``); the hook tests spent a fifth of their CPU so. Where TMPDIR
+    is not set and ``/dev/shm`` is a writable directory with 2 GiB free, TMPDIR
+    points there for this process and every process it starts: pytest's
+    ``tmp_path``, the shared bytecode cache, the temporary files of git-gasp,
+    its hooks and git. Set TMPDIR (``TMPDIR=/tmp python -m pytest``) to choose
+    the place yourself.
+    """
+    if os.environ.get("TMPDIR"):
+        return
+    shm = "/dev/shm"
+    try:
+        free = os.statvfs(shm)
+    except OSError:
+        return
+    if free.f_bavail * free.f_frsize < 2 << 30 or not os.access(shm, os.W_OK | os.X_OK):
+        return
+    os.environ["TMPDIR"] = shm
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+_scratch_in_memory()
 
 
 def _share_bytecode() -> None:
@@ -116,13 +147,23 @@ def precommit_hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
     every test of the ``pre-commit-framework`` xdist group shares, so the
     framework builds the hooks' environment once for a config naming it
     (``try-repo`` always builds its own). pip builds git-gasp without build
-    isolation: the framework's virtualenv holds setuptools already."""
+    isolation: the framework's virtualenv holds setuptools already.
+
+    Each environment the framework builds is a new virtualenv at a new path,
+    so the shared ``PYTHONPYCACHEPREFIX`` (keyed by a source's path) never
+    holds its modules: pip compiled itself and setuptools from source in every
+    one (~2 s of CPU a build). Here bytecode lives beside the sources, as on a
+    user's machine: the virtualenvs link pip and setuptools from virtualenv's
+    one app-data folder (compiled once) and the hooks read the bytecode pip
+    wrote when it installed git-gasp."""
     base = tmp_path_factory.mktemp("framework")
     (base / ".gitconfig").write_text(GITCONFIG)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(HERMETIC, HOME=str(base), PRE_COMMIT_HOME=str(base / "pre-commit"))
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     env["PIP_NO_BUILD_ISOLATION"] = "0"  # pip's spelling of --no-build-isolation
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    env["VIRTUALENV_SYMLINK_APP_DATA"] = "1"
     repo = base / "git-gasp"
     repo.mkdir()
     for name in HOOK_SOURCES:
@@ -137,10 +178,38 @@ def precommit_hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
     return repo, env
 
 
+@contextlib.contextmanager
+def _hermetic_session(base: Path) -> Iterator[None]:
+    """:func:`hermetic_git`'s environment, with ``base`` as HOME, for a
+    session fixture (which no function fixture's monkeypatch reaches)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for key in list(os.environ):
+            if key.startswith("GIT_"):
+                patch.delenv(key)
+        patch.setenv("HOME", str(base))
+        for key, value in HERMETIC.items():
+            patch.setenv(key, value)
+        (base / ".gitconfig").write_text(GITCONFIG)
+        yield
+
+
+@pytest.fixture(scope="session")
+def fixture_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The canonical fixture in a one-commit repository, built once per test
+    session with a test's identities and dates (so the same commit); copy it."""
+    base = tmp_path_factory.mktemp("fixture-template")
+    with _hermetic_session(base):
+        return committed_repo(base / "fixture", fixture_files())
+
+
 @pytest.fixture
-def fixture_repo(tmp_path: Path) -> Path:
-    """The canonical fixture copied into a fresh one-commit repository (§10.4)."""
-    return committed_repo(tmp_path / "fixture", fixture_files())
+def fixture_repo(fixture_template: Path, tmp_path: Path) -> Path:
+    """The canonical fixture copied into a fresh one-commit repository (§10.4):
+    a copy of :func:`fixture_template` (git init, add and commit cost ~4 times
+    what copying its 68 files does)."""
+    dest = tmp_path / "fixture"
+    shutil.copytree(fixture_template, dest, symlinks=True)
+    return dest
 
 
 def log_path(repo: Path) -> Path:
@@ -197,12 +266,5 @@ def story_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests import history
 
     base = tmp_path_factory.mktemp("story")
-    with pytest.MonkeyPatch.context() as patch:
-        for key in list(os.environ):
-            if key.startswith("GIT_"):
-                patch.delenv(key)
-        patch.setenv("HOME", str(base))
-        for key, value in HERMETIC.items():
-            patch.setenv(key, value)
-        (base / ".gitconfig").write_text(GITCONFIG)
+    with _hermetic_session(base):
         return history.build(base / "agent")

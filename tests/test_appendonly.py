@@ -191,6 +191,33 @@ def test_cache_lives_in_the_git_dir_and_is_incremental(
     assert len(walked[-1]) == 7  # --no-cache walks everything
 
 
+def test_a_warm_check_of_an_unchanged_head_walks_no_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HEAD is a tip whose ancestry passed: ``rev-list HEAD ^HEAD`` would list
+    nothing, so no rev-list runs; a new commit is walked again."""
+    from git_gasp.git import history
+
+    repo = new_repo(tmp_path)
+    write(repo, EVENTS, "event 0\n")
+    commit_all(repo)
+    assert failures(repo) == ()
+    asked: list[list[str]] = []
+    real_run = history.run
+
+    def spy(path: str, args: list[str]) -> bytes:
+        asked.append(args)
+        return real_run(path, args)
+
+    monkeypatch.setattr(history, "run", spy)
+    assert failures(repo) == ()
+    assert [a for a in asked if a[0] == "rev-list"] == []
+    write(repo, EVENTS, "event 0\nevent 1\n")
+    commit_all(repo)
+    assert failures(repo) == ()
+    assert len([a for a in asked if a[0] == "rev-list"]) == 3  # the three static paths
+
+
 def test_rewritten_history_never_reuses_a_stale_verdict(tmp_path: Path) -> None:
     repo = new_repo(tmp_path)
     write(repo, EVENTS, "a\n")

@@ -3,6 +3,7 @@ over file:// and git://), native client hooks, and the rejection corpus."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -11,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -344,8 +346,7 @@ def test_server_accepts_the_demo_and_a_good_append(
 def test_attribute_changes_that_keep_checkouts_byte_for_byte_pass(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server = bare_server(tmp_path, capsys)
-    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    server = Path(served(work, tmp_path, capsys).removeprefix("file://"))
     attributes = work / ".gitattributes"
     assert "-text" in attributes.read_text()  # init's own lines
     attributes.write_text(
@@ -435,8 +436,7 @@ def test_server_rejects(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    server = bare_server(tmp_path, capsys)
-    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    server = Path(served(work, tmp_path, capsys).removeprefix("file://"))
     if mutate is oversized:
         git(server, "config", "gasp.maxLineBytes", "2000")
     mutate(work)
@@ -641,8 +641,7 @@ def test_a_skill_renamed_is_one_skill_change(
 def test_forced_push_of_older_history_is_rejected(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server = bare_server(tmp_path, capsys)
-    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    server = Path(served(work, tmp_path, capsys).removeprefix("file://"))
     result = push(work, f"file://{server}", "-f", "HEAD~1:refs/heads/main")
     assert result.returncode != 0
     assert "forced update of refs/heads/main: the file was truncated" in result.stderr
@@ -651,8 +650,7 @@ def test_forced_push_of_older_history_is_rejected(
 def test_branch_deletion_is_rejected_unless_allowed(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server = bare_server(tmp_path, capsys)
-    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    server = Path(served(work, tmp_path, capsys).removeprefix("file://"))
     append(work, LOG, goal_pair("side"))  # lines no other ref holds
     commit(work, "side")
     assert push(work, f"file://{server}", "HEAD:refs/heads/side").returncode == 0
@@ -665,8 +663,7 @@ def test_branch_deletion_is_rejected_unless_allowed(
 def test_union_merge_of_two_agents_is_accepted(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server = bare_server(tmp_path, capsys)
-    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    server = Path(served(work, tmp_path, capsys).removeprefix("file://"))
     other = tmp_path / "other"
     git(tmp_path, "clone", "-q", f"file://{server}", str(other))
     append(other, LOG, goal_pair("from-other"))
@@ -683,8 +680,7 @@ def test_union_merge_of_two_agents_is_accepted(
 def test_merge_that_drops_a_parents_lines_is_rejected(
     work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server = bare_server(tmp_path, capsys)
-    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    server = Path(served(work, tmp_path, capsys).removeprefix("file://"))
     base = git(work, "rev-parse", "HEAD").strip()
     append(work, LOG, goal_pair("side"))
     commit(work, "side")
@@ -699,8 +695,7 @@ def test_merge_that_drops_a_parents_lines_is_rejected(
 
 
 def test_an_audited_bypass(work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    server = bare_server(tmp_path, capsys)
-    assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    server = Path(served(work, tmp_path, capsys).removeprefix("file://"))
     edit_line(work)
     commit(work, "rewrite")
     option = ["-o", "gasp.bypass=incident 42: scrub a leaked token"]
@@ -926,9 +921,30 @@ def test_the_standalone_server_script(
 # -- ways around the server hook that must not work -----------------------------------
 
 
+#: Per process, a server that accepted a push of a commit (and the client
+#: hook and GASP_* variables it was pushed with), kept to be copied.
+_SERVED: dict[tuple[str, bytes, tuple[tuple[str, str], ...]], Path] = {}
+
+
 def served(work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """A bare server with the server hooks that accepted ``work``'s HEAD as
+    main. The first push of a HEAD in a process is real (its hook judges the
+    whole history); a later test starting from the same HEAD gets a copy of
+    that server, the state the same push leaves (refs, objects, the hook's
+    caches: nothing in a server names its own path)."""
+    hook = work / ".git" / "hooks" / "pre-push"
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GASP_")))
+    key = (git(work, "rev-parse", "HEAD").strip(), hook.read_bytes() if hook.exists() else b"", env)
+    server = tmp_path / "server.git"
+    if key in _SERVED:
+        shutil.copytree(_SERVED[key], server, symlinks=True)
+        return f"file://{server}"
     server = bare_server(tmp_path, capsys)
     assert push(work, f"file://{server}", "HEAD:refs/heads/main").returncode == 0
+    kept = Path(tempfile.mkdtemp(prefix="git-gasp-served-")) / "server.git"
+    shutil.copytree(server, kept, symlinks=True)
+    atexit.register(shutil.rmtree, kept.parent, True)
+    _SERVED[key] = kept
     return f"file://{server}"
 
 

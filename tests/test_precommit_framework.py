@@ -1,5 +1,6 @@
-"""The real pre-commit framework: `pre-commit try-repo` and `pre-commit install`
-with this repository as the hook repository (`.pre-commit-hooks.yaml`)."""
+"""The real pre-commit framework: `pre-commit try-repo`, `pre-commit run` and
+`pre-commit install` with this repository as the hook repository
+(`.pre-commit-hooks.yaml`)."""
 
 from __future__ import annotations
 
@@ -112,12 +113,16 @@ def test_a_named_range_judges_commits_and_native_hooks_warn_of_the_framework(
     lines = (agent / LOG).read_bytes().splitlines(keepends=True)
     (agent / LOG).write_bytes(b"".join(lines[:-1]))  # drops a committed line
     git(agent, "commit", "-q", "--no-verify", "-am", "truncate")
-    staged = _run(["pre-commit", "try-repo", str(repo), "gasp-validate", "--all-files"], agent, env)
+    # a config outside the work tree naming the hook repository at its commit:
+    # the framework runs the hook in the environment it built once for it
+    # (try-repo, which builds its own each time, is the first test's)
+    config = tmp_path / "pre-commit-config.yaml"
+    rev = git(repo, "rev-parse", "HEAD").strip()
+    config.write_text(f"repos:\n- repo: {repo}\n  rev: {rev}\n  hooks:\n  - id: gasp-validate\n")
+    run = ["pre-commit", "run", "--config", str(config), "gasp-validate"]
+    staged = _run([*run, "--all-files"], agent, env)
     assert staged.returncode == 0, staged.stdout + staged.stderr
-    ranged = [
-        *("pre-commit", "try-repo", str(repo), "gasp-validate", "--hook-stage", "manual"),
-        *("--from-ref", base, "--to-ref", "HEAD"),
-    ]
+    ranged = [*run, "--hook-stage", "manual", "--from-ref", base, "--to-ref", "HEAD"]
     refused = _run(ranged, agent, env)
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "the file was truncated" in refused.stdout + refused.stderr

@@ -17,7 +17,11 @@ def commits_touching(
 ) -> list[tuple[str, tuple[str, ...]]]:
     """Commits reachable from ``tip`` (not from ``exclude``) that touch ``file``,
     parents before children, each with its parents rewritten to the nearest
-    ancestors that touch it (``--full-history --parents``)."""
+    ancestors that touch it (``--full-history --parents``). Nothing when
+    ``tip`` is one of ``exclude`` (a warm check on an unchanged HEAD), and
+    then git is not asked."""
+    if tip in exclude:
+        return []
     args = ["rev-list", "--full-history", "--parents", "--topo-order", "--reverse"]
     args += ["--ignore-missing", tip, *(f"^{c}" for c in exclude), "--", file]
     return _with_parents(run(path, args))
