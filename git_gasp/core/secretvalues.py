@@ -47,7 +47,6 @@ password, the assigned value):
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Callable
 
 _PLACEHOLDER_WORDS = frozenset(
@@ -94,6 +93,8 @@ _ANTHROPIC_KIND = re.compile(r"(?:api|admin|oat)[0-9]{2}-")
 def _github_checksum(body: str) -> bool:
     """Whether the last 6 of a classic GitHub token's 36 characters are the
     base62 CRC32 of the 30 before them (GitHub writes it into every one)."""
+    import zlib  # here: a hook that meets no glued token never loads it
+
     crc = zlib.crc32(body[:30].encode("ascii"))
     digits = ""
     for _ in range(6):  # 62**6 > 2**32: six digits always hold it
