@@ -1164,3 +1164,54 @@ def test_codex_an_image_only_prompt_is_a_task() -> None:
     assert [t["title"] for t in tasks] == ["[image]", "and this one"]
     assert "[image]" in tasks[1]["summary"]
     assert got.diagnostics.injected["empty"] == 1
+
+
+def test_cc_2_1_220_tool_calls_of_one_message_interleaved_with_their_results() -> None:
+    """A real 2.1.220 subagent file: one message id's lines (text, tool_use A,
+    then after A's result, tool_use B with the message's final usage, then B's
+    result) — streaming tool execution runs A before the message ends. Both
+    calls are projected and paired, the message counts once, with its final
+    usage (1 output token on its first lines, 187 on its last)."""
+    m = T.Claude("2.1.220", sidechain=True, tag="il")
+    m.user("Review the spec")
+    first = {
+        "input_tokens": 2,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 28556,
+        "cache_read_input_tokens": 0,
+    }
+    final = {**first, "output_tokens": 187}
+    m.assistant("msg_il", [{"type": "text", "text": "Reading."}], first, stop=None)
+    m.assistant(
+        "msg_il",
+        [
+            {
+                "type": "tool_use",
+                "id": "toolu_A",
+                "name": "Read",
+                "input": {"file_path": "/r/BRIEF.md"},
+            }
+        ],
+        first,
+        stop=None,
+    )
+    m.tool_result("toolu_A", "1\t# brief")
+    m.assistant(
+        "msg_il",
+        [
+            {
+                "type": "tool_use",
+                "id": "toolu_B",
+                "name": "Read",
+                "input": {"file_path": "/r/SPEC.md"},
+            }
+        ],
+        final,
+        stop="tool_use",
+    )
+    m.tool_result("toolu_B", "1\t# spec")
+    got = _cc(m.text())
+    calls = [e.payload for e in got.events if e.kind == "tool.called"]
+    assert [c["success"] for c in calls] == [True, True]
+    assert got.diagnostics.ignored["tool result without its call"] == 0
+    assert _totals(got)["output"] == 187
