@@ -68,7 +68,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import AnyStr, NamedTuple
 
 from git_gasp.core.secretvalues import accepted
 
@@ -272,6 +273,7 @@ _GROUPS = tuple(
 _NEWLINE = re.compile("\n")
 SCREEN_TRIGGERS = tuple(t for t, _ in _SCREEN)  # a line with none holds no credential
 SCREEN_GROUPS = _GROUPS  # the screen as lines_to_scan takes it: (key, its triggers)
+_TEXT_GROUPS = tuple((k, tuple(t for t, _ in m), m[0][0] == k) for k, m in _GROUPS)
 
 
 def _preview(match: str) -> str:
@@ -300,19 +302,28 @@ def lines_to_scan(text: str) -> set[int]:
     hit (lowering keeps every ``\\n``, and no trigger holds one): a regular
     expression of all the triggers, or a loop over the lines testing each,
     costs several times more on a large batch."""
-    low = text.lower()
+    return lines_holding(text.lower(), _TEXT_GROUPS, _NEWLINE)
+
+
+def lines_holding(
+    low: AnyStr,
+    groups: Sequence[tuple[AnyStr, Sequence[AnyStr], bool]],
+    newline: re.Pattern[AnyStr],
+) -> set[int]:
+    """The search of :func:`lines_to_scan` over a lowered text or its bytes:
+    ``groups`` holds each key, its triggers and whether the key is one of them."""
     found: set[int] = set()
     ends: list[int] | None = None  # where each line of ``low`` ends
-    for key, members in _GROUPS:  # a group's triggers only where its key is
-        if members[0][0] != key and key not in low:
+    for key, triggers, is_trigger in groups:  # a group's triggers only where its key is
+        if not is_trigger and key not in low:
             continue
-        for trigger, _ in members:
+        for trigger in triggers:
             at = low.find(trigger)
             if at < 0:
                 continue
             if ends is None:
-                ends = [m.start() for m in _NEWLINE.finditer(low)]
-            while at >= 0:
+                ends = [m.start() for m in newline.finditer(low)]
+            while at >= 0:  # the next search starts on the next line
                 line = bisect.bisect_left(ends, at)
                 found.add(line)
                 at = low.find(trigger, ends[line] + 1) if line < len(ends) else -1

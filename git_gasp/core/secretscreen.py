@@ -20,7 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from git_gasp.core.secrets import SCREEN_GROUPS, lines_to_scan
+from git_gasp.core.secrets import SCREEN_GROUPS, lines_holding, lines_to_scan
 
 UNSAFE = (b"\0", "\u0130".encode(), "\u212a".encode())
 # the screen's groups in bytes: a key, its triggers, whether the key is a trigger
@@ -28,6 +28,7 @@ _GROUPS = tuple(
     (key.encode(), tuple(t.encode() for t, _ in members), members[0][0] == key)
     for key, members in SCREEN_GROUPS
 )
+_NEWLINE = re.compile(b"\n")
 
 
 def screenable(data: bytes) -> bool:
@@ -44,23 +45,7 @@ def scan_lines(data: bytes) -> set[int]:
     Lines split on ``\\n``, as there."""
     if data.isascii() or not screenable(data):
         return lines_to_scan(data.decode("utf-8", "replace"))
-    low = data.lower()  # ASCII letters only: all a trigger holds
-    found: set[int] = set()
-    ends: list[int] | None = None
-    for key, triggers, is_trigger in _GROUPS:
-        if not is_trigger and key not in low:
-            continue
-        for trigger in triggers:
-            at = low.find(trigger)
-            if at < 0:
-                continue
-            if ends is None:
-                ends = [m.start() for m in re.finditer(b"\n", low)]
-            while at >= 0:  # the next search starts on the next line
-                line = bisect_left(ends, at)
-                found.add(line)
-                at = low.find(trigger, ends[line] + 1) if line < len(ends) else -1
-    return found
+    return lines_holding(data.lower(), _GROUPS, _NEWLINE)  # ASCII letters: all a trigger holds
 
 
 class Screened(NamedTuple):
