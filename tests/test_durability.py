@@ -787,3 +787,15 @@ def test_a_retried_close_keeps_an_entry_edited_by_hand(agent_repo: Path) -> None
     done = gasp(agent_repo, "run", "close", "--outcome", "done", "--worker", "w")
     assert done.returncode == 0, done.stderr
     assert journal.read_text() == edited + "## My notes\n\nkeep me\n"  # nothing lost
+
+
+def test_two_repairs_in_one_second_keep_both_torn_tails(tmp_path: Path) -> None:
+    """A backup is created, never overwritten: a process repairing twice within one
+    second (the kill loop above does) kept only the second tail before."""
+    log, saved = tmp_path / "events.jsonl", tmp_path / "repair"
+    tails = [b'{"torn": "first', b'{"torn": "second']
+    for tail in tails:
+        log.write_bytes(b"{}\n" + tail)
+        assert "saved to" in store.repair(str(log), str(saved), 0, parses=False)
+        assert log.read_bytes() == b"{}\n"
+    assert sorted(p.read_bytes() for p in saved.iterdir()) == sorted(tails)

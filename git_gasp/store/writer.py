@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import os
 import stat
 import tempfile
 import time
 from collections.abc import Iterator
+from typing import BinaryIO
 
 from git_gasp.errors import FINDINGS, GaspError
 from git_gasp.store.logfile import open_regular
@@ -268,9 +270,8 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool, orphan
                 "not a crash tail: a commit holds it, and the log is append-only; "
                 "if that commit is not pushed, amend it without the partial line",
             )
-        os.makedirs(backup_dir, exist_ok=True)
-        backup = os.path.join(backup_dir, f"torn-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
-        with open(backup, "wb") as fh:
+        backup, fh = _new_backup(backup_dir)
+        with fh:
             fh.write(tail)
             fh.flush()
             os.fsync(fh.fileno())
@@ -283,3 +284,17 @@ def repair(path: str, backup_dir: str, committed_size: int, parses: bool, orphan
         else:
             what = "a torn last line"
         return f"removed {what} of {len(tail)} bytes (saved to {backup})"
+
+
+def _new_backup(backup_dir: str) -> tuple[str, BinaryIO]:
+    """Create a backup file no earlier repair wrote: two repairs in one second by
+    one process (or a reused pid) would otherwise overwrite a saved tail."""
+    os.makedirs(backup_dir, exist_ok=True)
+    stem = os.path.join(backup_dir, f"torn-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    for n in itertools.count():
+        name = stem if n == 0 else f"{stem}.{n}"
+        try:
+            return name, open(name, "xb")
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")  # pragma: no cover
