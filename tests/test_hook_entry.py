@@ -40,9 +40,11 @@ def _append_event(repo: Path) -> None:
         fh.write(log_path(repo).read_text(encoding="utf-8").splitlines()[-1] + "\n")
 
 
-def test_every_hook_runs_without_click_or_a_command_module(fixture_repo: Path) -> None:
-    head = git(fixture_repo, "rev-parse", "HEAD").strip()
-    message = fixture_repo / ".git" / "COMMIT_EDITMSG"
+def _every_hook(repo: Path) -> tuple[list[tuple[str, ...]], dict[str, str]]:
+    """A call of every hook in ``repo`` (its name and arguments), and the
+    stdin of those that read one."""
+    head = git(repo, "rev-parse", "HEAD").strip()
+    message = repo / ".git" / "COMMIT_EDITMSG"
     message.write_text("a change\n")
     zero = "0" * 40
     stdin = {
@@ -60,6 +62,11 @@ def test_every_hook_runs_without_click_or_a_command_module(fixture_repo: Path) -
         ("pre-receive",),
         ("post-receive",),
     ]
+    return calls, stdin
+
+
+def test_every_hook_runs_without_click_or_a_command_module(fixture_repo: Path) -> None:
+    calls, stdin = _every_hook(fixture_repo)
     assert {c[0] for c in calls} == set(dispatch.HOOK_NAMES)
     for call in calls:
         done = _probe(fixture_repo, "hooks", "run", *call, stdin=stdin.get(call[0], ""))
@@ -467,24 +474,7 @@ def test_no_hook_loads_a_named_tuple_with_string_annotations_nor_pre_commit_subp
 ) -> None:
     _append_event(fixture_repo)
     git(fixture_repo, "add", "-A")
-    head = git(fixture_repo, "rev-parse", "HEAD").strip()
-    message = fixture_repo / ".git" / "COMMIT_EDITMSG"
-    message.write_text("a change\n")
-    zero = "0" * 40
-    stdin = {
-        "pre-push": f"refs/heads/main {head} refs/heads/main {zero}\n",
-        "pre-receive": f"{zero} {head} refs/heads/main\n",
-        "post-receive": f"{zero} {head} refs/heads/main\n",
-    }
-    calls = [
-        ("pre-commit",),
-        ("prepare-commit-msg", str(message), "message"),
-        ("commit-msg", str(message)),
-        ("post-commit",),
-        ("pre-push", "origin", "file:///nowhere"),
-        ("pre-receive",),
-        ("post-receive",),
-    ]
+    calls, stdin = _every_hook(fixture_repo)
     for call in calls:
         cmd = [sys.executable, "-c", STRING_FIELDS, "hooks", "run", *call]
         done = subprocess.run(
