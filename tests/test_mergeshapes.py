@@ -6,6 +6,7 @@ lines no kept ref holds, in any ref namespace."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -79,18 +80,53 @@ def _verdicts(
     return {"pre-push": pre_push, "pre-receive": pushed.returncode == 0, "check": checked}
 
 
-def _install(capsys: pytest.CaptureFixture[str], repo: Path) -> None:
-    code, _, err = main(capsys, "hooks", "install", "--python", sys.executable, "-C", str(repo))
+@pytest.fixture(scope="module")
+def branched_template(
+    template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str, bytes]:
+    """The template with the hooks installed and :func:`_branches` built, once
+    per module (the merge tests each copy it): the repository, base, base's log."""
+    repo = tmp_path_factory.mktemp("branched") / "work"
+    shutil.copytree(template, repo, symlinks=True)
+    code, _, err = _cli_quiet("hooks", "install", "--python", sys.executable, "-C", str(repo))
     assert code == 0, err
+    start, base = _branches(repo)
+    return repo, start, base
+
+
+def _cli_quiet(*argv: str) -> tuple[int, str, str]:
+    """``git gasp ARGV`` in this process outside a test (no capsys): its
+    exit code and what it wrote."""
+    import contextlib
+    import io
+
+    from git_gasp.cli import root as cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(argv))
+    assert "Traceback" not in out.getvalue() + err.getvalue()
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def branched(branched_template: tuple[Path, str, bytes], tmp_path: Path) -> tuple[Path, str, bytes]:
+    """A copy of :func:`branched_template` to change."""
+    source, start, base = branched_template
+    work = tmp_path / "work"
+    shutil.copytree(source, work, symlinks=True)
+    return work, start, base
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_every_judge_gives_a_merge_shape_one_verdict(
-    shape: str, work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    shape: str,
+    branched: tuple[Path, str, bytes],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     make, accepted = SHAPES[shape]
-    _install(capsys, work)
-    start, base = _branches(work)
+    work, start, base = branched
     git(work, "merge", "-q", "--no-commit", "-s", "ours", "side")
     (work / LOG).write_bytes(make(base))
     git(work, "add", LOG)
@@ -107,12 +143,11 @@ def test_every_judge_gives_a_merge_shape_one_verdict(
 
 
 def test_a_criss_cross_union_merge_made_by_git_passes_every_judge(
-    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    branched: tuple[Path, str, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Two branches each merge the other (union: in two orders), then one
     merges the other again: every line is there, in one of the orders."""
-    _install(capsys, work)
-    start, _ = _branches(work)
+    work, start, _ = branched
     mine = git(work, "rev-parse", "HEAD").strip()
     git(work, "branch", "-q", "crossed", "side")
     git(work, "merge", "-q", "--no-edit", "side")
