@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from git_gasp import git as gitrepo
-from git_gasp.check.history import CACHE_NAME, check_append_only
+from git_gasp.check.history import CACHE_NAME, FACTS_PATHSPECS, check_append_only, facts_paths
 from git_gasp.core.appendonly import Blob, Transition, blob_id, extends, merge_problem, verify
 
 from .conftest import commit_all, git
@@ -351,3 +351,29 @@ def test_read_many_reads_objects_in_one_round_trip(tmp_path: Path) -> None:
         with pytest.raises(gitrepo.GitError, match="cannot read object"):
             reader.read_many([blobs[1], "0" * 40, blobs[2]])
         assert reader.read(blobs[2]) == found[blobs[2]]
+
+
+@pytest.mark.parametrize("where", ["", "a"])
+def test_the_facts_paths_from_one_listing_are_the_ones_git_s_pathspec_lists(
+    tmp_path: Path, where: str
+) -> None:
+    """Check 4 picks the facts files out of the listing check 6 also reads:
+    the same paths as ``git ls-files -- facts.jsonl '*/facts.jsonl'``, from
+    the top or a folder."""
+    repo = new_repo(tmp_path)
+    for rel in (
+        "facts.jsonl/y",
+        "a/b/facts.jsonl",
+        "a/facts.jsonl/z",
+        "a/facts.jsonl.bak",
+        "x/facts.jsonlx",
+        "xfacts.jsonl",
+        "x/Facts.jsonl",
+        "a/b/c/facts.jsonl",
+    ):
+        write(repo, rel, "x\n")
+    git(repo, "add", "-A")
+    at = str(repo / where)
+    expected = gitrepo.tracked(at, FACTS_PATHSPECS)
+    assert len(expected) >= 3
+    assert facts_paths(gitrepo.tracked(at, [])) == expected

@@ -25,13 +25,16 @@ from git_gasp.errors import GaspError
 from git_gasp.store import worktree
 
 
-def _with_case(repo: str, report: CheckReport) -> CheckReport:
+def _with_case(repo: str, report: CheckReport, asked: Asked | None = None) -> CheckReport:
     """Check 6 with the tracked paths a case-insensitive checkout (macOS,
     Windows) would restore as another agent file (:mod:`git_gasp.core.pathcase`)."""
-    try:
-        files = git.tracked(repo, [])
-    except git.GitError:
-        return report
+    if asked is not None and asked.files is not None:
+        files = asked.files
+    else:
+        try:
+            files = git.tracked(repo, [])
+        except git.GitError:
+            return report
     declared = [p for paths in DEFAULT_LOCATIONS.values() for p in paths]
     found = pathcase.misspelled(files, pathcase.agent_spellings(declared))
     agents = [f for f in files if f.split("/")[0] in pathcase.AGENT_NAMES]
@@ -126,7 +129,7 @@ def _log_checks(
         vocabulary,
         append_only,
         causation,
-        _with_case(repo, check_restore(worktree.read_identity(repo), outcome, fixture)),
+        _with_case(repo, check_restore(worktree.read_identity(repo), outcome, fixture), asked),
         pairing,
     ]
 

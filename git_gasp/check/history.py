@@ -86,19 +86,43 @@ class Asked(NamedTuple):
 
     where: tuple[git.RepoInfo, str | None] | None  # the repository, HEAD's commit
     cap: int | None  # gasp.maxLogBytes
+    files: list[str] | None = None  # the index's paths (check 4's facts, check 6's case)
 
 
 def ask(repo: str) -> Asked:
-    """One ``rev-parse`` and one ``git config`` for both passes."""
+    """One ``rev-parse``, one ``git config`` and one ``ls-files`` for both passes."""
     try:
         state = git.repo_state(repo)
         where = state.info, state.head
     except git.GitError:
         return Asked(None, None)
     try:
-        return Asked(where, max_log_bytes(repo))
+        cap: int | None = max_log_bytes(repo)
     except git.GitError:
-        return Asked(where, None)
+        cap = None
+    try:
+        files: list[str] | None = git.tracked(repo, [])
+    except git.GitError:
+        files = None
+    return Asked(where, cap, files)
+
+
+def facts_paths(files: list[str]) -> list[str]:
+    """The paths of ``files`` that ``git ls-files -- FACTS_PATHSPECS`` lists
+    (``facts.jsonl`` matches a folder of that name's files too, as git's
+    pathspec does; ``*/`` matches any depth of folders)."""
+    return [
+        f
+        for f in files
+        if f == "facts.jsonl" or f.startswith("facts.jsonl/") or f.endswith("/facts.jsonl")
+    ]
+
+
+def _facts(repo: str, asked: Asked | None) -> list[str]:
+    """Tracked facts paths: from what was asked, else from git."""
+    if asked is not None and asked.files is not None:
+        return facts_paths(asked.files)
+    return git.tracked(repo, FACTS_PATHSPECS)
 
 
 def check_append_only(repo: str, use_cache: bool = True, asked: Asked | None = None) -> CheckReport:
@@ -118,7 +142,7 @@ def check_append_only(repo: str, use_cache: bool = True, asked: Asked | None = N
     failures: list[tuple[str, str]] = []  # (failure, its commit or "")
     paths = list(STATIC_PATHS)
     try:
-        paths += git.tracked(repo, FACTS_PATHSPECS)
+        paths += _facts(repo, asked)
     except git.GitError as exc:
         failures.append((f"cannot enumerate facts.jsonl paths: {exc}", ""))
     cache = VerdictCache(info.common_dir if use_cache else None)
