@@ -268,3 +268,28 @@ def story_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("story")
     with _hermetic_session(base):
         return history.build(base / "agent")
+
+
+#: Modules whose single tests run longest (hypothesis properties at full
+#: max_examples, the credential screen's regex oracle): collected first, so
+#: xdist hands them out early and neither core waits at the end on one of them
+#: while the other is idle (loadgroup's groups are handed out first anyway).
+SLOW_FIRST = (
+    "tests/test_secrets.py",
+    "tests/test_properties.py",
+    "tests/test_notes_format.py",
+    "tests/test_durability.py",
+    "tests/test_contextcache.py",
+)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The :data:`SLOW_FIRST` modules' tests first, every test's order kept
+    otherwise (a stable sort: the same on every worker)."""
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return SLOW_FIRST.index(path) if path in SLOW_FIRST else len(SLOW_FIRST)
+
+    items.sort(key=rank)
