@@ -66,7 +66,9 @@ def _boundary_commits(root: str, rev_range: str) -> dict[str, str]:
             root, ["log", "--format=%H%x00%(trailers:key=Run-Id,valueonly)%x01", rev_range, "--"]
         )
     except git.GitError as exc:
-        raise GaspError(f"{rev_range}: not a revision range: {exc.message}", None, USAGE) from None
+        raise GaspError(
+            f"{rev_range}: not a revision range: {exc.reason()}", git.RANGE_HINT, USAGE
+        ) from None
     found: dict[str, str] = {}
     for entry in out.decode("utf-8", "replace").split("\x01"):
         sha, _, runs = entry.strip().partition("\x00")

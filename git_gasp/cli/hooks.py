@@ -220,7 +220,10 @@ def validate(
         git.repo_info(root)  # not a repository at all: git's error
         steps = []  # no commits yet: nothing to judge
     else:
-        walk = git.commit_walk(root, [rev_range or "HEAD", "--"])
+        try:
+            walk = git.commit_walk(root, [rev_range or "HEAD", "--"])
+        except git.GitError as exc:
+            raise git.GitError(exc.message, git.RANGE_HINT) from None
         steps = commit_steps(root, walk)
     found = changes.judge(root, steps)
     warning = nested_warning(p for s in steps for p in s.paths)

@@ -54,7 +54,7 @@ def agent_repo_root(repo: str | None) -> str:
     ):
         raise GaspError(
             f"{root}: not an agent repository (no AGENT.md or state/)",
-            "run it in one, pass -C PATH, or create one with: git gasp init",
+            "run it in one, pass -C PATH, or create one with: git gasp init --agent-id ID",
         )
     return root
 

@@ -1,0 +1,141 @@
+"""A new user's mistakes (issue h22u): each error's hint names a command that
+works as written. Every test drives the real git through the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import commit_all, git, run_cli
+
+INIT = re.compile(r"git gasp init --agent-id ID(?: (\S+))?")
+
+
+def plain_repo(tmp_path: Path) -> Path:
+    """A git repository with one commit and no agent in it."""
+    repo = tmp_path / "plain"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "README.md").write_text("not an agent\n")
+    commit_all(repo, "plain")
+    return repo
+
+
+def agent_repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    repo = tmp_path / "agent"
+    assert run_cli(capsys, "init", "--agent-id", "a", str(repo))[0] == 0
+    return repo
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["record", "goal", "--title", "g"],
+        ["run", "status"],
+        ["status"],
+        ["import", "claude-code", "--repo", "{repo}", "{repo}/README.md"],
+    ],
+    ids=["record", "run-status", "status", "import-repo"],
+)
+def test_a_hint_to_create_an_agent_names_init_with_its_required_id(
+    argv: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo = plain_repo(tmp_path)
+    monkeypatch.chdir(repo)
+    argv = [a.replace("{repo}", str(repo)) for a in argv]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and err.count("\n") == 2, err
+    found = INIT.search(err)
+    assert found, err  # `git gasp init` alone stops at "Missing option '--agent-id'"
+    target = found.group(1) if found.group(1) not in (None, "DIR", "PATH") else str(repo)
+    assert run_cli(capsys, "init", "--agent-id", "a", target)[0] == 0
+    assert run_cli(capsys, *argv)[0] in (0, 1)  # the command now reaches the agent
+
+
+def test_import_without_a_repository_names_init_with_its_required_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GASP_AGENT_REPO", raising=False)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(capsys, "usage")
+    assert code == 2
+    assert "git gasp init --agent-id ID PATH" in err
+
+
+def test_a_second_run_start_names_the_abandon_command_in_full(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "one")[0] == 0
+    code, _, err = run_cli(capsys, "run", "start", "-C", str(repo), "--task", "two")
+    assert code == 1
+    shown = re.search(r"\(or: (git gasp run abandon [^)]*)\)", err)
+    assert shown, err
+    argv = shlex.split(shown.group(1).replace("TEXT", "gave-up"))[2:]
+    assert run_cli(capsys, *argv, "-C", str(repo))[0] == 0  # the hint, as written, works
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "two")[0] == 0
+
+
+def test_an_unknown_goal_names_record_goal_with_its_required_title(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    code, _, err = run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t", "--goal", "g1")
+    assert code == 2
+    assert "git gasp record goal --title TEXT" in err
+
+
+def test_a_corrupt_line_in_the_log_names_the_command_that_lists_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    log = repo / "state" / "events.jsonl"
+    line = len(log.read_bytes().splitlines()) + 1
+    log.write_bytes(log.read_bytes() + b'{"not": json\n')
+    before = log.read_bytes()
+    for argv in (["fold", str(repo)], ["nodes", "-C", str(repo)]):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 1 and not out
+        assert err.startswith(f"error: state/events.jsonl:{line}: corrupt event")
+        assert err.count("\n") == 2
+        assert "`git gasp check`" in err
+    code, out, _ = run_cli(capsys, "check", "--json", str(repo))
+    assert code == 1
+    assert f"line {line}: not JSON" in json.dumps(json.loads(out))
+    assert log.read_bytes() == before  # nothing lost
+
+
+def test_restoring_a_repository_that_is_no_agent_names_the_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = plain_repo(tmp_path).as_uri()
+    dest = tmp_path / "restored"
+    code, out, err = run_cli(capsys, "restore", url, str(dest))
+    assert code == 2 and not out
+    assert err.startswith(f"error: {url}: no AGENT.md at its top: not a GASP agent repository\n")
+    assert "-C PATH" not in err  # restore has no -C
+    assert "git gasp fixture DIR" in err
+    assert not dest.exists()
+    fixture = tmp_path / "fixture"
+    assert run_cli(capsys, "fixture", str(fixture))[0] == 0  # the hint's command works
+    assert run_cli(capsys, "restore", fixture.as_uri(), str(dest), "--quiet")[0] == 0
+
+
+@pytest.mark.parametrize("command", ["usage", "validate"])
+def test_a_bad_revision_range_names_a_range_that_works(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    code, _, err = run_cli(capsys, command, "-C", str(repo), "nope..HEAD")
+    assert code == 2 and err.count("\n") == 2, err
+    assert "nope" in err.splitlines()[0]
+    assert "fatal:" not in err
+    assert err.splitlines()[1].startswith("hint: pass a range git log accepts")
