@@ -139,3 +139,57 @@ def test_a_bad_revision_range_names_a_range_that_works(
     assert "nope" in err.splitlines()[0]
     assert "fatal:" not in err
     assert err.splitlines()[1].startswith("hint: pass a range git log accepts")
+
+
+def imported_agent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
+    """An agent with one imported Claude Code session; the model it used."""
+    from tests import transcripts as T
+
+    repo = agent_repo(tmp_path, capsys)
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_text(T.claude_session("2.1.173")[0])
+    assert run_cli(capsys, "import", "claude-code", "--repo", str(repo), str(path))[0] == 0
+    code, out, _ = run_cli(capsys, "usage", "--repo", str(repo), "--json")
+    assert code == 0
+    return repo, json.loads(out)["rows"][0]["model"]
+
+
+@pytest.mark.parametrize(
+    ("price", "why"),
+    [
+        ('"cheap"', '"cheap" is not a number'),
+        ("[1]", "[1] is not a number"),
+        ("true", "true is not a number"),
+        ("1e400", "inf is not a price"),
+        ("-1", "-1 is not a price"),
+        ("NaN", "nan is not a price"),
+    ],
+)
+def test_a_price_that_is_no_number_is_a_one_line_error_naming_it(
+    price: str, why: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, model = imported_agent(tmp_path, capsys)
+    table = tmp_path / "prices.json"
+    table.write_text(f'{{"{model}": {{"input": {price}, "output": 15}}}}')
+    for extra in ([], ["--json"]):
+        code, out, err = run_cli(
+            capsys, "usage", "--repo", str(repo), "--pricing", str(table), *extra
+        )
+        assert code == 2 and not out  # was exit 3 (a traceback in the crash log), or "$inf"
+        assert err.startswith(f'error: {table}: "{model}".input: {why}\n'), err
+        assert err.count("\n") == 2 and "man git-gasp-usage" in err
+    table.write_text(f'{{"{model}": {{"input": 3, "output": 15}}}}')  # as the hint writes it
+    code, out, _ = run_cli(capsys, "usage", "--repo", str(repo), "--pricing", str(table), "--json")
+    assert code == 0 and json.loads(out)["rows"][0]["cost_estimate"] > 0
+
+
+def test_importing_a_path_that_does_not_exist_says_to_name_one_that_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    missing = tmp_path / "gone.jsonl"
+    for harness in ("claude-code", "codex"):
+        code, _, err = run_cli(capsys, "import", harness, "--repo", str(repo), str(missing))
+        assert code == 2 and err.startswith(f"error: {missing}: no such file or directory\n")
+        assert "move it away" not in err  # there is nothing to move
+        assert "--session ID" in err
