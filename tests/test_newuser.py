@@ -193,3 +193,44 @@ def test_importing_a_path_that_does_not_exist_says_to_name_one_that_does(
         assert code == 2 and err.startswith(f"error: {missing}: no such file or directory\n")
         assert "move it away" not in err  # there is nothing to move
         assert "--session ID" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "error", "hint"),
+    [
+        (
+            ["eval", "--command", "pytest", "--status", "Passed", "--score", "nan"],
+            "--score: must be a finite number",
+            "give a finite number, e.g. 0.5",
+        ),
+        (["ops", "--json-ops", '"x"'], "--json-ops: must be a JSON array, not str", "array of ops"),
+        (["ops", "--json-ops", "[1]"], "--json-ops[0]: must be a JSON object", "array of ops"),
+        (
+            ["goal", "--title", "g", "--payload-json", '{"summary": 3}'],
+            "--payload-json key 'summary': must be a string, not int",
+            'give a JSON string, e.g. "text"',
+        ),
+    ],
+    ids=["score", "ops-str", "ops-item", "payload-str"],
+)
+def test_a_flag_of_the_wrong_type_gets_a_hint_about_that_flag(
+    argv: list[str], error: str, hint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    log = repo / "state" / "events.jsonl"
+    before = log.read_bytes()
+    code, out, err = run_cli(capsys, "record", *argv, "-C", str(repo))
+    assert code == 2 and not out and err.count("\n") == 2
+    assert err.startswith(f"error: {error}")
+    assert hint in err.splitlines()[1]
+    assert "whose keys are the argument names" not in err  # was the hint for every value
+    assert log.read_bytes() == before
+
+
+def test_the_number_the_score_hint_shows_is_accepted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    argv = ["record", "eval", "--command", "pytest", "--status", "Passed", "--score", "0.5"]
+    assert run_cli(capsys, *argv, "-C", str(repo))[0] == 0
