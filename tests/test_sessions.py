@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,17 +90,26 @@ def test_has_content() -> None:
 
 class Spawns:
     """Counts the processes started (``git <verb>`` as ``verb``), through
-    ``subprocess.Popen``, which ``subprocess.run`` uses too."""
+    ``subprocess.Popen``, which ``subprocess.run`` uses too, and through
+    ``os.posix_spawnp``, which the short git commands use (git/spawn.py)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.verbs: list[str] = []
-        real = subprocess.Popen
+        real, real_spawn = subprocess.Popen, os.posix_spawnp
+
+        def note(cmd: list[str]) -> None:
+            self.verbs.append(cmd[3] if cmd[:2] == ["git", "-C"] else cmd[0])
 
         def popen(cmd: list[str], *args: object, **kwargs: object) -> object:
-            self.verbs.append(cmd[3] if cmd[:2] == ["git", "-C"] else cmd[0])
+            note(cmd)
             return real(cmd, *args, **kwargs)  # type: ignore[call-overload]
 
+        def spawn(path: str, argv: list[str], *args: Any, **kwargs: Any) -> int:
+            note(argv)
+            return real_spawn(path, argv, *args, **kwargs)
+
         monkeypatch.setattr(subprocess, "Popen", popen)
+        monkeypatch.setattr(os, "posix_spawnp", spawn)
 
     @property
     def count(self) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-
 from git_gasp.git.process import GitError, attempt
 
 
@@ -11,16 +9,13 @@ def config_value(path: str, key: str, kind: str | None = None) -> str | None:
     """``git config [--type=KIND] --get KEY``, or None when unset; a value
     git cannot read as KIND is an error (a policy never fails open)."""
     args = ["config", *([f"--type={kind}"] if kind else []), "--get", key]
-    try:
-        proc = subprocess.run(["git", "-C", path, *args], capture_output=True, check=False)
-    except OSError as exc:
-        raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
-    if proc.returncode == 1:
+    proc = attempt(path, args, env=None)
+    if proc.code == 1:
         return None
-    if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip() or f"git config {key} failed"
+    if proc.code != 0:
+        message = proc.err.decode("utf-8", "replace").strip() or f"git config {key} failed"
         raise GitError(message, f"fix it with: git config {key} <{kind or 'value'}>")
-    return proc.stdout.decode("utf-8", "replace").strip()
+    return proc.out.decode("utf-8", "replace").strip()
 
 
 def config_entries(path: str, pattern: str) -> list[tuple[str, str]]:

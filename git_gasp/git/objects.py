@@ -7,14 +7,15 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
-import threading
 from collections.abc import Mapping, Sequence
-from typing import IO, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from git_gasp.core.appendonly import Blob
 from git_gasp.git.process import GitError, attempt, run, scrubbed_env
 from git_gasp.git.refs import head, repo_info
+
+if TYPE_CHECKING:  # both imported where used: a hook that reads no blob starts neither
+    import subprocess
 
 
 class ObjectInfo(NamedTuple):
@@ -71,6 +72,8 @@ class BlobReader:
 
     def _streams(self) -> tuple[IO[bytes], IO[bytes]]:
         if self._proc is None:
+            import subprocess
+
             self._proc = subprocess.Popen(
                 ["git", "-C", self._path, "cat-file", "--batch"],
                 stdin=subprocess.PIPE,
@@ -120,6 +123,8 @@ class BlobReader:
                 stdin.flush()
             except OSError as exc:  # git died: the reads below say so
                 failed.append(exc)
+
+        import threading
 
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
@@ -176,6 +181,8 @@ class ReadAhead:
         self.specs = tuple(dict.fromkeys(s for s in specs if "\n" not in s))
         self._found: dict[str, tuple[str, bytes] | None] = {}
         self._lines: dict[str, tuple[str, set[int]]] = {}
+        import threading
+
         self._done = threading.Condition()
         self._finished = self._searched = False
         self._thread = threading.Thread(target=self._run, args=(path, needles), daemon=True)

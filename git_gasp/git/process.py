@@ -1,16 +1,17 @@
 """Starting processes: git itself (:func:`run`, :func:`attempt`) and, for
-the hook installer, a Python interpreter; the one place that imports
-:mod:`subprocess` for git-gasp (the blob reader and ``config_value`` start
-their own git processes in their modules)."""
+the hook installer, a Python interpreter. A short git command runs through
+:func:`git_gasp.git.spawn.capture`, which needs no :mod:`subprocess` (a hook's
+imports stay small); what streams (:func:`run_showing`, the blob readers in
+:mod:`git_gasp.git.objects`) uses subprocess, imported where it is used."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from git_gasp.errors import USAGE, GaspError
+from git_gasp.git.spawn import capture
 
 
 class GitError(GaspError):
@@ -41,26 +42,28 @@ def run(
     ``env`` adds variables to the inherited environment (or, with
     ``inherit=False``, is the whole environment).
     """
+    whole = ({**os.environ, **env} if inherit else dict(env)) if env is not None else None
+    code, out, err = _git(cwd, args, stdin, whole)
+    if code != 0:
+        message = err.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
+        raise GitError(message)
+    return out
+
+
+def _git(
+    cwd: str, args: Sequence[str], stdin: bytes | None, env: Mapping[str, str] | None
+) -> tuple[int, bytes, bytes]:
     try:
-        proc = subprocess.run(
-            ["git", "-C", cwd, *args],
-            input=stdin,
-            capture_output=True,
-            check=False,
-            env=({**os.environ, **env} if inherit else dict(env)) if env is not None else None,
-        )
+        return capture(["git", "-C", cwd, *args], stdin, env)
     except OSError as exc:
         raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
-    if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
-        raise GitError(message)
-    return proc.stdout
 
 
 def run_showing(cwd: str, args: Sequence[str], env: Mapping[str, str]) -> None:
     """Run ``git -C cwd args`` with ``env`` as its whole environment, its stderr
     passed on to ours as it comes (git's progress on a terminal); raise
     :class:`GitError` with git's ``fatal:``/``error:`` lines when it fails."""
+    import subprocess
     import sys
 
     try:
@@ -103,11 +106,7 @@ def attempt(
     """Run ``git -C cwd args`` and return its status and output, whatever
     the status (for commands whose failure is an answer: a rejected push);
     ``env``, when given, is the whole environment."""
-    try:
-        proc = subprocess.run(["git", "-C", cwd, *args], input=stdin, capture_output=True, env=env)
-    except OSError as exc:
-        raise GitError(f"git failed to spawn: {exc}", "install git and put it on PATH") from None
-    return Completed(proc.returncode, proc.stdout, proc.stderr)
+    return Completed(*_git(cwd, args, stdin, env))
 
 
 def maintain(cwd: str) -> None:
@@ -115,6 +114,8 @@ def maintain(cwd: str) -> None:
     each commit, for a caller that made many commits with
     ``maintenance.auto=false``: once after the last. Its failure is not the
     caller's (``git commit`` ignores it too)."""
+    import subprocess
+
     try:
         args = ["git", "-C", cwd, "maintenance", "run", "--auto", "--quiet"]
         subprocess.run(args, check=False, stdout=subprocess.DEVNULL)
@@ -133,6 +134,8 @@ def import_problem(python: str, module: str, cwd: str) -> str | None:
     Python puts it on the module path), cannot import ``module`` (it is
     missing, or the import fails), or None when it can. Not git, but this
     module is the one place that starts processes."""
+    import subprocess
+
     try:
         done = subprocess.run(
             [python, "-c", f"import {module}"],
