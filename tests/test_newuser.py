@@ -234,3 +234,39 @@ def test_the_number_the_score_hint_shows_is_accepted(
     assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
     argv = ["record", "eval", "--command", "pytest", "--status", "Passed", "--score", "0.5"]
     assert run_cli(capsys, *argv, "-C", str(repo))[0] == 0
+
+
+def test_the_human_gate_names_the_identity_commit_a_person_can_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    identity = repo / "identity" / "IDENTITY.md"
+    identity.write_text(identity.read_text() + "Be careful.\n")
+    git(repo, "add", "identity")
+    monkeypatch.setenv("GASP_ACTOR_KIND", "agent")
+    code, _, err = run_cli(capsys, "identity", "commit", "-C", str(repo), "--approved-by", "al")
+    assert code == 2  # click: --reason is required, so the hint must name it
+    code, _, err = run_cli(
+        capsys, "identity", "commit", "-C", str(repo), "--approved-by", "al", "--reason", "r"
+    )
+    assert code == 1 and err.count("\n") == 2
+    shown = re.search(r"(git gasp identity commit [^,\n]*)", err.splitlines()[1])
+    assert shown and "--reason TEXT" in shown.group(1), err
+    monkeypatch.delenv("GASP_ACTOR_KIND")  # the person runs what the hint names
+    argv = shlex.split(shown.group(1).replace("NAME", "al").replace("TEXT", "r"))[2:]
+    assert run_cli(capsys, *argv, "-C", str(repo))[0] == 0
+
+
+def test_an_agents_approval_names_the_decision_a_person_can_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    monkeypatch.setenv("GASP_ACTOR_KIND", "agent")
+    argv = ["record", "decision", "--status", "Approved", "--reason", "ok"]
+    code, _, err = run_cli(capsys, *argv, "--decided-by", "user:al", "-C", str(repo))
+    assert code == 1 and err.count("\n") == 2
+    shown = re.search(r"or (git gasp record decision [^\n]*) run by them", err)
+    assert shown, err
+    monkeypatch.delenv("GASP_ACTOR_KIND")
+    words = shown.group(1).replace("NAME", "al").replace("TEXT", "ok")
+    assert run_cli(capsys, *shlex.split(words)[2:], "-C", str(repo))[0] == 0
