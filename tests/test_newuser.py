@@ -270,3 +270,34 @@ def test_an_agents_approval_names_the_decision_a_person_can_record(
     monkeypatch.delenv("GASP_ACTOR_KIND")
     words = shown.group(1).replace("NAME", "al").replace("TEXT", "ok")
     assert run_cli(capsys, *shlex.split(words)[2:], "-C", str(repo))[0] == 0
+
+
+@pytest.mark.parametrize("path", ["notes.txt", "./out/a.txt", "out"])
+def test_closing_with_an_ignored_path_is_refused_before_the_run_is_finished(
+    path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    with (repo / ".gitignore").open("a") as fh:
+        fh.write("notes.txt\nout/\n")
+    (repo / "notes.txt").write_text("scratch\n")
+    (repo / "out").mkdir()
+    (repo / "out" / "a.txt").write_text("built\n")
+    (repo / "notes.txt.old").write_text("kept\n")  # not ignored: a name that only starts alike
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    log = repo / "state" / "events.jsonl"
+    before = log.read_bytes()
+    code, out, err = run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "done", path)
+    assert code == 2 and not out
+    # was git's "The following paths are ignored by one of your .gitignore files:",
+    # after run.finished was appended (the run half closed)
+    assert err.startswith(f"error: {path}: ignored by .gitignore") and err.count("\n") == 2
+    assert f"git check-ignore -v {path}" in err
+    assert log.read_bytes() == before
+    argv = ["run", "close", "-C", str(repo), "--outcome", "done", "notes.txt.old", ".gitignore"]
+    assert run_cli(capsys, *argv)[0] == 0
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
+        ".gitignore",
+        "journal/JOURNAL.md",
+        "notes.txt.old",
+        "state/events.jsonl",
+    ]

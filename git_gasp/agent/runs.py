@@ -342,3 +342,14 @@ def _check_paths(root: str, paths: Sequence[str]) -> None:
             )
         if not os.path.lexists(os.path.join(root, path)) and not git.tracked(root, [path]):
             raise GaspError(f"{path}: no such file", "check the path", USAGE)
+    ignored = git.ignored(root, paths) if paths else []
+    for path in paths:
+        norm = os.path.normpath(path)
+        if any(norm == n.rstrip("/") or (n.endswith("/") and norm.startswith(n)) for n in ignored):
+            # git add refuses it by name, and would only after run.finished
+            raise GaspError(
+                f"{path}: ignored by .gitignore (or .git/info/exclude); "
+                "a run's commit does not carry it",
+                f"see why with: git check-ignore -v {shlex.quote(path)}",
+                USAGE,
+            )
