@@ -301,3 +301,41 @@ def test_closing_with_an_ignored_path_is_refused_before_the_run_is_finished(
         "notes.txt.old",
         "state/events.jsonl",
     ]
+
+
+def test_a_foreign_hook_refusing_the_boundary_commit_says_how_to_finish_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text('#!/bin/sh\necho "lint failed: foo.py" >&2\necho "more" >&2\nexit 1\n')
+    hook.chmod(0o755)
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    code, out, err = run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "all done")
+    assert code == 2 and not out  # was "error: lint failed: foo.py" and no hint
+    assert err.startswith("error: the boundary commit failed: lint failed: foo.py\nhint: ")
+    assert err.count("\n") == 2 and "git gasp run status" in err
+    code, out, _ = run_cli(capsys, "run", "status", "-C", str(repo))
+    assert code == 0 and "finished with outcome 'all done'" in out
+    shown = re.search(r"close it with: (git gasp run close .*)", out)
+    assert shown and "TEXT" not in shown.group(1)  # another outcome would be refused
+    hook.unlink()
+    assert run_cli(capsys, *shlex.split(shown.group(1))[2:], "-C", str(repo))[0] == 0
+    assert "Outcome: all done" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_a_boundary_commit_without_an_author_names_the_config_to_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key)
+    git(repo, "config", "user.useConfigOnly", "true")  # no identity guessed from the host
+    code, _, err = run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "done")
+    assert code == 2 and err.count("\n") == 2
+    assert err.startswith("error: the boundary commit failed: Author identity unknown\n")
+    assert 'git config user.name "NAME" && git config user.email EMAIL' in err
+    git(repo, "config", "user.name", "A Person")
+    git(repo, "config", "user.email", "person@example.invalid")
+    assert run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "done")[0] == 0
