@@ -339,3 +339,27 @@ def test_a_boundary_commit_without_an_author_names_the_config_to_set(
     git(repo, "config", "user.name", "A Person")
     git(repo, "config", "user.email", "person@example.invalid")
     assert run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "done")[0] == 0
+
+
+@pytest.mark.parametrize(("command", "what"), [("runs", "runs"), ("sessions", "commits")])
+def test_filters_that_match_nothing_are_named_not_taken_for_an_empty_history(
+    command: str, what: str, work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, command, "-C", str(work), "--goal", "no such", "-n", "3")
+    assert code == 0 and not out
+    # was "no runs in HEAD" / "no commits in HEAD" with two runs there
+    assert err == f"no {what} in HEAD match --goal 'no such' --max-count 3\n"
+    code, out, err = run_cli(capsys, command, "-C", str(work), "--outcome", "promoted")
+    assert code == 0 and out and not err
+
+
+def test_a_line_outside_the_file_names_the_lines_who_can_take(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = len(git(work, "show", "HEAD:AGENT.md").splitlines())
+    for asked, hint in (("0", "the first line is AGENT.md:1"), ("999", f"AGENT.md:{lines}")):
+        code, _, err = run_cli(capsys, "who", "-C", str(work), f"AGENT.md:{asked}")
+        assert code == 2 and err.count("\n") == 2, err
+        assert hint in err.splitlines()[1]
+        shown = err.splitlines()[1].rpartition(" ")[2]
+        assert run_cli(capsys, "who", "-C", str(work), shown)[0] == 0  # the line it names works
