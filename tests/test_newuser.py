@@ -363,3 +363,19 @@ def test_a_line_outside_the_file_names_the_lines_who_can_take(
         assert hint in err.splitlines()[1]
         shown = err.splitlines()[1].rpartition(" ")[2]
         assert run_cli(capsys, "who", "-C", str(work), shown)[0] == 0  # the line it names works
+
+
+def test_client_hooks_in_a_bare_repository_name_the_server_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bare = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    code, out, err = run_cli(capsys, "hooks", "install", "-C", str(bare))
+    assert code == 0 and "installed pre-commit" in out
+    assert err.startswith("warning: a bare repository: its commit hooks never run")
+    assert err.count("\n") == 1 and "git gasp hooks install --server" in err
+    code, out, err = run_cli(capsys, "hooks", "install", "--server", "-C", str(bare))
+    assert code == 0 and "installed pre-receive" in out and not err  # what the hint names
+    work = agent_repo(tmp_path, capsys)
+    code, _, err = run_cli(capsys, "hooks", "install", "-C", str(work))
+    assert code == 0 and not err
