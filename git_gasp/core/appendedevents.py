@@ -3,8 +3,6 @@ per-event parts of checks 1, 3, 5 and 7 and a strict fold
 (:func:`check_events`), and the §9.5 fact envelope (:func:`check_facts`).
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple

@@ -19,8 +19,6 @@ version ("anchor") is recognized by hashing that prefix as a git blob and
 comparing object ids, so a linear history costs one blob read plus hashing.
 """
 
-from __future__ import annotations
-
 import codecs
 import hashlib
 from collections.abc import Callable, Iterable

@@ -9,8 +9,6 @@ each ref it moved (``old..new``) and the commits the hook found violations
 in. Pure: values in, values out.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple

@@ -5,8 +5,6 @@ REFERENCE §11: any u32 ``schema_version`` (§11.2) and any ``actor.kind``
 i64 even though it is advisory (§11.29) — a float makes the line unparseable.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring as _encode_string

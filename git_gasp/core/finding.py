@@ -32,8 +32,6 @@ torn               an appended JSONL line ends with a newline
 =================  ==============================================================
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 

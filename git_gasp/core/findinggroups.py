@@ -4,8 +4,6 @@ in that file. A few findings of a kind are shown one by one; more are
 summed up in one line (``233× [facts] 2dd29d0 memory/facts.jsonl:1–233 ...``).
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import NamedTuple
 

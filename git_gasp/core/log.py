@@ -4,8 +4,6 @@ Two numberings exist (REFERENCE §11.28): checker messages count *non-blank*
 lines, the store's errors count *physical* lines. :class:`LogLine` carries both.
 """
 
-from __future__ import annotations
-
 import contextlib
 import functools
 import gc

@@ -13,8 +13,6 @@ be kept as a *delta*: what was added since a whole one (:meth:`LogContext.delta_
 :func:`with_delta`), a few entries where the whole is thousands.
 """
 
-from __future__ import annotations
-
 import itertools
 from collections.abc import Iterable
 from typing import Any, NamedTuple
@@ -61,7 +59,7 @@ class LogContext:
         self.base: Base | None = None
         self.added: list[str] = []
 
-    def fork(self) -> LogContext:
+    def fork(self) -> "LogContext":
         copy = LogContext(dict(self.kinds), dict(self.entities), set(self.nodes), self.lines)
         copy.base, copy.added = self.base, list(self.added)
         return copy
@@ -113,7 +111,7 @@ class LogContext:
         }
 
     @classmethod
-    def from_value(cls, value: Any) -> LogContext | None:
+    def from_value(cls, value: Any) -> "LogContext | None":
         """The context :meth:`to_value` wrote, or None for anything else."""
         try:
             if value["format"] != FORMAT or type(value["lines"]) is not int:

@@ -4,8 +4,6 @@ Only what the checker reads is interpreted here: the first fenced block of
 the manifest and its first ``identity_hash:`` line.
 """
 
-from __future__ import annotations
-
 import hashlib
 import re
 from collections.abc import Iterable

@@ -56,8 +56,6 @@ Example (two records; a real digest has 64 hex digits)::
     {"bytes":48213,"digest":"sha256:9f86…","kind":"transcript","path":"transcripts/r1.jsonl.gz","run":"r1","session":"claude:ses_01H9X","v":1}
 """
 
-from __future__ import annotations
-
 import json
 import re
 import unicodedata

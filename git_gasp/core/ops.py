@@ -10,8 +10,6 @@ variant"), while a plain struct (the artifact inside ``AttachArtifact``) may
 also be given as an array of its fields in declaration order.
 """
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple
 
 from git_gasp.core.jsonvalue import Json, type_name

@@ -6,8 +6,6 @@ objects (the pack, each object type, each relation type) and last-one-wins in
 the maps, as serde parses the file straight from text.
 """
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple
 
 from git_gasp.core.jsonvalue import Json, JsonError, Parser, type_name

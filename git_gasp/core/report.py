@@ -1,7 +1,5 @@
 """Check reports: the seven checks' names, verdicts and the rendered report."""
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple
 
 CHECK_NAMES = {

@@ -15,8 +15,6 @@ config applies to both. Rules added elsewhere call :func:`register`.
 Pure: the configured values come in as a mapping.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple
 

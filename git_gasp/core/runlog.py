@@ -10,8 +10,6 @@ boundary commit carries exactly one of each) and every ``Agent-Session``
 value is kept.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple

@@ -64,8 +64,6 @@ are ``access``/``auth`` + ``token`` (with ``_``, ``-`` or nothing between), the
 words its pattern names, so a usage count's ``input_tokens`` wakes nothing.
 """
 
-from __future__ import annotations
-
 import bisect
 import re
 from collections.abc import Sequence

@@ -13,8 +13,6 @@ expression library. A file holding one of :data:`UNSAFE` is not screened so
 (:func:`screenable`): its chunks are screened as text.
 """
 
-from __future__ import annotations
-
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
@@ -55,7 +53,7 @@ class Screened(NamedTuple):
     flagged: list[int]  # the indexes (from 0) of its lines holding a trigger, in order
 
     @classmethod
-    def of(cls, data: bytes, flagged: Iterable[int]) -> Screened:
+    def of(cls, data: bytes, flagged: Iterable[int]) -> "Screened":
         return cls([m.start() for m in re.finditer(b"\n", data)], sorted(flagged))
 
     def lines(self, start: int, end: int) -> set[int] | None:

@@ -17,8 +17,6 @@ function of the changed paths: :func:`skills_changed_together`; a rename
 (:func:`is_rename`) is one change.
 """
 
-from __future__ import annotations
-
 import io
 import re
 from collections.abc import Callable, Iterable, Mapping

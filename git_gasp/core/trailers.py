@@ -26,8 +26,6 @@ configuration (all measured against the real git in ``tests/test_trailers.py``):
   kept, so a CRLF message folds ``"a\\r\\n  b"`` into ``"a\\r b"``, as git does.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple

@@ -2,8 +2,6 @@
 through one long-lived ``cat-file --batch``, sizes of committed files, and
 searching a tree's contents."""
 
-from __future__ import annotations
-
 import contextlib
 import os
 import re
@@ -158,7 +156,7 @@ class BlobReader:
             self._proc.wait()
             self._proc = None
 
-    def __enter__(self) -> BlobReader:
+    def __enter__(self) -> "BlobReader":
         return self
 
     def __exit__(self, *exc: object) -> None:

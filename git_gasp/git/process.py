@@ -4,8 +4,6 @@ the hook installer, a Python interpreter. A short git command runs through
 imports stay small); what streams (:func:`run_showing`, the blob readers in
 :mod:`git_gasp.git.objects`) uses subprocess, imported where it is used."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple

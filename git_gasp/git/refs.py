@@ -1,7 +1,5 @@
 """Where a repository keeps its data and what HEAD and other revisions name."""
 
-from __future__ import annotations
-
 import os
 from typing import NamedTuple
 

@@ -16,8 +16,6 @@
   there cannot fail the push (git has updated the refs): it is reported.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import os

@@ -7,8 +7,6 @@ steps, parents first, :class:`Judge` applies every rule to each; what it
 reads, and how little, is :mod:`git_gasp.hooks.objects`.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Sequence
 from typing import NamedTuple

@@ -84,7 +84,8 @@ def shim(hook: str, python: str | None) -> str:
         "  exit 1",
         "}",
         missing,
-        'here=$(dirname "$0")',
+        # where the shim lives, as dirname says, without starting it (a process a commit)
+        'case $0 in */*) here=${0%/*} ;; *) here=. ;; esac',
         f'chained="$here/{hook}{CHAINED}"',
     ]
     if hook in STDIN_HOOKS:

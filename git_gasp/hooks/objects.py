@@ -18,8 +18,6 @@ Its cost follows the change, not history:
   content so it can never go stale) or built by parsing that version once.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -51,7 +49,7 @@ class Locations(NamedTuple):
     journals: frozenset[str]
 
     @classmethod
-    def from_manifest(cls, text: str) -> Locations:
+    def from_manifest(cls, text: str) -> "Locations":
         """The defaults plus what the manifest ``text`` declares ("" for none)."""
         table, _ = parse_locations(text)
         return cls(

@@ -7,8 +7,6 @@ Every hook prints its violations to stderr and exits 1 when it rejects, 0
 when all is well (silently, unless a rule set to warn found something).
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Iterable, Sequence

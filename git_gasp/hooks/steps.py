@@ -5,9 +5,6 @@ repository's policy (``git config gasp.maxLineBytes``,
 :func:`git_gasp.sessions.notecommits.commit_steps`.
 """
 
-from __future__ import annotations
-
-import shlex
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -88,6 +85,8 @@ def nested_warning(paths: Iterable[str]) -> str | None:
     if not nested:
         return None
     shown = ", ".join(f"{d}/" for d in nested[:3]) + (" ..." if len(nested) > 3 else "")
+    import shlex  # only to name a nested hook's command
+
     command = shlex.quote(nested[0])
     text = (
         f"gasp: warning: {shown} looks like an agent in a subdirectory; the hooks judge the "

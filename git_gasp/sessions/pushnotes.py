@@ -33,8 +33,6 @@ new notes costs one ``cat-file``. None of these hooks ever fails the user's
 operation: a problem is one warning line on stderr.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import shlex

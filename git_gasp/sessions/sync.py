@@ -7,8 +7,6 @@ merges and pushes without force, retrying when another clone pushed first;
 what it pushes is checked first (:mod:`git_gasp.sessions.outgoing`).
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import random
