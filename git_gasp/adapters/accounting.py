@@ -21,6 +21,10 @@ from git_gasp.core.log import parse_log
 from git_gasp.errors import USAGE, GaspError
 
 EVENTS = os.path.join("state", "events.jsonl")
+PRICING_HINT = (
+    'write it as {"MODEL": {"input": 3, "output": 15, "cache_creation": 3.75, '
+    '"cache_read": 0.3}} (USD per million tokens; see `man git-gasp-usage`)'
+)
 
 
 def read_usage(root: str, rev_range: str | None, by: str, pricing: str | None) -> dict[str, Any]:
@@ -66,7 +70,9 @@ def _boundary_commits(root: str, rev_range: str) -> dict[str, str]:
             root, ["log", "--format=%H%x00%(trailers:key=Run-Id,valueonly)%x01", rev_range, "--"]
         )
     except git.GitError as exc:
-        raise GaspError(f"{rev_range}: not a revision range: {exc.message}", None, USAGE) from None
+        raise GaspError(
+            f"{rev_range}: not a revision range: {exc.reason()}", git.RANGE_HINT, USAGE
+        ) from None
     found: dict[str, str] = {}
     for entry in out.decode("utf-8", "replace").split("\x01"):
         sha, _, runs = entry.strip().partition("\x00")
@@ -80,9 +86,22 @@ def _prices(path: str) -> dict[str, Any]:
         with open(path, encoding="utf-8") as fh:
             value = json.load(fh)
     except (OSError, ValueError) as exc:
-        raise GaspError(f"{path}: not a JSON pricing table: {exc}", None, USAGE) from None
+        raise GaspError(f"{path}: not a JSON pricing table: {exc}", PRICING_HINT, USAGE) from None
     if not isinstance(value, dict):
-        raise GaspError(f"{path}: a pricing table is an object of models", None, USAGE)
+        raise GaspError(f"{path}: a pricing table is an object of models", PRICING_HINT, USAGE)
+    for model, price in value.items():
+        if not isinstance(price, dict):
+            continue  # not a price: the model is listed as unpriced
+        for field in FIELDS:
+            amount = price.get(field, 0)
+            if isinstance(amount, bool) or not isinstance(amount, (int, float)):
+                bad = f"{json.dumps(amount)[:40]} is not a number"
+            elif not 0 <= amount < float("inf"):
+                bad = f"{amount} is not a price"
+            else:
+                continue
+            where = f"{path}: {json.dumps(model)}.{field}"
+            raise GaspError(f"{where}: {bad}", PRICING_HINT, USAGE)
     return value
 
 

@@ -24,7 +24,7 @@ from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
 from git_gasp.adapters.codexformat import enveloped
 from git_gasp.adapters.lines import Source
-from git_gasp.adapters.reading import NAME_HINT, Found, shown
+from git_gasp.adapters.reading import MISSING_HINT, NAME_HINT, Found, shown
 from git_gasp.errors import USAGE, GaspError
 
 
@@ -51,7 +51,7 @@ def expand(
         elif os.path.lexists(path):
             raise GaspError(f"{shown(path)}: not a regular file", NAME_HINT, USAGE)
         else:
-            raise GaspError(f"{shown(path)}: no such file or directory", NAME_HINT, USAGE)
+            raise GaspError(f"{shown(path)}: no such file or directory", MISSING_HINT, USAGE)
     return list(dict.fromkeys(out))
 
 

@@ -149,7 +149,8 @@ def import_session(
     if run is not None and run.run_id != projection.run_id:
         raise GaspError(
             f"run {run.run_id} is open in {agent.root}; an import writes its own run",
-            "close it first: git gasp run close --outcome TEXT (or run abandon)",
+            "close it first: git gasp run close --outcome TEXT "
+            "(or: git gasp run abandon --reason TEXT)",
             USAGE,
         )
     if projection.events:

@@ -14,6 +14,10 @@ from git_gasp.errors import USAGE, GaspError
 
 ZST_HINT = "install the zstandard package: pip install 'git-gasp[zstd]'"
 NAME_HINT = "move it away, or name the transcripts: git gasp import claude-code|codex FILE..."
+MISSING_HINT = (
+    "name transcripts that exist (git gasp import claude-code|codex FILE...), "
+    "or choose them with --session ID or --project DIR"
+)
 
 
 def read_source(path: str) -> Source:

@@ -35,7 +35,8 @@ def refuse_an_agents_approval(root: str, who: Actor) -> None:
             f"an agent cannot record an Approved decision by {who.kind}:{who.id}: "
             f"the caller declares itself an agent (${ACTOR_KIND_ENV} or git config "
             f"{ACTOR_KIND_CONFIG})",
-            "a person records the approval: git gasp identity commit --approved-by NAME, "
-            "or git gasp record decision --decided-by user:NAME run by them",
+            "a person records the approval: git gasp identity commit --approved-by NAME "
+            "--reason TEXT, or git gasp record decision --status Approved --reason TEXT "
+            "--decided-by user:NAME run by them",
             FINDINGS,
         )

@@ -351,10 +351,13 @@ class Agent(EventLog):
         if self.open_run is not None:
             raise validate.RefusedError(
                 f"run {self.open_run.run_id} is already open; finish it before starting another",
-                "close it with: git gasp run close --outcome TEXT (or run abandon)",
+                "close it with: git gasp run close --outcome TEXT "
+                "(or: git gasp run abandon --reason TEXT)",
             )
         if goal is not None and goal not in self.graph.nodes:
-            raise GaspError(f"unknown goal: {goal}", "record it first: git gasp record goal")
+            raise GaspError(
+                f"unknown goal: {goal}", "record it first: git gasp record goal --title TEXT"
+            )
         if run_id is not None and run_id in self.graph.nodes:
             raise validate.RefusedError(f"`{run_id}` already exists; choose a new run id")
         run_id = run_id or new_id("run")

@@ -57,7 +57,10 @@ class EventLog:
     ) -> None:
         state = os.path.join(root, "state")
         if not os.path.isdir(state) and not os.path.exists(os.path.join(root, "AGENT.md")):
-            raise GaspError(f"{root}: not an agent repository", "create one with: git gasp init")
+            raise GaspError(
+                f"{root}: not an agent repository",
+                "create one with: git gasp init --agent-id ID DIR",
+            )
         refuse_escapes(root)
         self.root = root
         self.worker = worker

@@ -159,7 +159,7 @@ def _refuse_an_agent(root: str) -> None:
         raise GaspError(
             "identity changes are human-gated: the caller declares itself an agent "
             f"(${ACTOR_KIND_ENV} or git config {ACTOR_KIND_CONFIG})",
-            "a human must run git gasp identity commit",
+            "a human must run: git gasp identity commit --approved-by NAME --reason TEXT",
             FINDINGS,
         )
 

@@ -18,6 +18,10 @@ from git_gasp.core.ops import OpsError, parse_ops
 from git_gasp.errors import USAGE, GaspError
 
 PAYLOAD_HINT = "pass a JSON object whose keys are the argument names; see --help"
+OBJECT_HINT = 'give a JSON object, e.g. {"key": "value"}'
+ARRAY_HINT = 'give a JSON array, e.g. ["a", "b"]'
+NUMBER_HINT = "give a finite number, e.g. 0.5"
+OPS_HINT = 'give a JSON array of ops, e.g. [{"MarkStale": {"id": "n", "reason": "r"}}]'
 _LIST_TYPES = {"strs", "objects", "ops", "artifacts"}
 OP_NAMES = "CreateNode, UpdateNode, TombstoneNode, CreateRelation, DeleteRelation, MarkStale, "
 OP_NAMES += "AttachArtifact"
@@ -39,19 +43,23 @@ def parse_json(text: str, where: str) -> Any:
 
 def _str(value: Any, where: str) -> str:
     if not isinstance(value, str):
-        raise _bad(where, f"must be a string, not {type(value).__name__}")
+        raise _bad(
+            where,
+            f"must be a string, not {type(value).__name__}",
+            'give a JSON string, e.g. "text"',
+        )
     return value
 
 
-def _object(value: Any, where: str) -> dict[str, Any]:
+def _object(value: Any, where: str, hint: str = OBJECT_HINT) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _bad(where, f"must be a JSON object, not {type(value).__name__}")
+        raise _bad(where, f"must be a JSON object, not {type(value).__name__}", hint)
     return value
 
 
-def _list(value: Any, where: str) -> list[Any]:
+def _list(value: Any, where: str, hint: str = ARRAY_HINT) -> list[Any]:
     if not isinstance(value, list):
-        raise _bad(where, f"must be a JSON array, not {type(value).__name__}")
+        raise _bad(where, f"must be a JSON array, not {type(value).__name__}", hint)
     return value
 
 
@@ -102,15 +110,17 @@ def actor(value: Any, where: str) -> Actor:
 
 def _float(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _bad(where, f"must be a number, not {type(value).__name__}")
+        raise _bad(where, f"must be a number, not {type(value).__name__}", NUMBER_HINT)
     if not math.isfinite(value):
-        raise _bad(where, "must be a finite number")
+        raise _bad(where, "must be a finite number", NUMBER_HINT)
     return float(value)
 
 
 def _bool(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
-        raise _bad(where, f"must be true or false, not {type(value).__name__}")
+        raise _bad(
+            where, f"must be true or false, not {type(value).__name__}", "give true or false"
+        )
     return value
 
 
@@ -124,7 +134,7 @@ _ONE: dict[str, Callable[[Any, str], Any]] = {
     "project": project,
     "strs": _str,
     "objects": _object,
-    "ops": _object,
+    "ops": lambda value, where: _object(value, where, OPS_HINT),
     "artifacts": artifact,
 }
 
@@ -136,7 +146,8 @@ def coerce(field: Field, value: Any, where: str) -> Any:
     """Check ``value`` (from JSON or a flag) against ``field``'s type."""
     one = _ONE[field.type]
     if field.type in _LIST_TYPES:
-        items = [one(item, f"{where}[{i}]") for i, item in enumerate(_list(value, where))]
+        hint = OPS_HINT if field.type == "ops" else ARRAY_HINT
+        items = [one(item, f"{where}[{i}]") for i, item in enumerate(_list(value, where, hint))]
         if field.type == "ops":
             try:
                 parse_ops(items)

@@ -158,6 +158,19 @@ def _refused(exc: git.GitError) -> GaspError:
     )
 
 
+AGAIN = "the run stays open with its outcome: fix that, then run what `git gasp run status` says"
+
+
+def _failed(exc: git.GitError) -> GaspError:
+    """A boundary commit git refused, not git-gasp's hook: git's first line,
+    and how to finish the run (its ``run.finished`` is in the log)."""
+    author = "identity unknown" in exc.message
+    fix = 'a commit needs an author: git config user.name "NAME" && git config user.email EMAIL; '
+    return GaspError(
+        f"the boundary commit failed: {exc.reason()}", fix * author + AGAIN, exc.exit_code
+    )
+
+
 def _in_progress(info: git.RepoInfo) -> bool:
     """A merge, cherry-pick or revert stopped half way: ``--only`` refuses to
     conclude it, ``--include`` would."""
@@ -282,7 +295,10 @@ def _close_open_run(
     store_soon(agent, committed, where, [projecting.FACTS_PATH, projecting.JOURNAL_PATH])()
     info = committed.info if committed is not None else info
     faults.point("close:projected")
-    commit = boundary_commit(agent.root, message, [*written, *paths], info, maintain)
+    try:
+        commit = boundary_commit(agent.root, message, [*written, *paths], info, maintain)
+    except git.GitError as exc:  # a foreign hook, no author, ...: the outcome is recorded
+        raise _failed(exc) from None
     locks = None
     if commit is None:  # made already, by a close or a git that was killed after it
         commit = closeretry.made_already(agent.root, run.run_id)
@@ -342,3 +358,14 @@ def _check_paths(root: str, paths: Sequence[str]) -> None:
             )
         if not os.path.lexists(os.path.join(root, path)) and not git.tracked(root, [path]):
             raise GaspError(f"{path}: no such file", "check the path", USAGE)
+    ignored = git.ignored(root, paths) if paths else []
+    for path in paths:
+        norm = os.path.normpath(path)
+        if any(norm == n.rstrip("/") or (n.endswith("/") and norm.startswith(n)) for n in ignored):
+            # git add refuses it by name, and would only after run.finished
+            raise GaspError(
+                f"{path}: ignored by .gitignore (or .git/info/exclude); "
+                "a run's commit does not carry it",
+                f"see why with: git check-ignore -v {shlex.quote(path)}",
+                USAGE,
+            )

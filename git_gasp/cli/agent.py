@@ -189,15 +189,18 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
 @JSON
 def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     """Show the open run (also after a crash) and who holds the lease."""
+    import shlex
+
     from git_gasp.errors import GaspError
     from git_gasp.store.lease import Lease, describe_expiry
     from git_gasp.store.runmarker import local_worker_id, read_marker
 
     root = agent_repo_root(repo)  # not an agent repository: that, and nothing else
     problem: GaspError | None = None
+    finished = None  # the outcome a close already recorded, its commit still to be made
     try:
         agent = open_agent(root, worker)
-        run, me = agent.open_run, agent.worker
+        run, me, finished = agent.open_run, agent.worker, agent.finished_outcome()
     except GaspError as exc:  # e.g. a torn log: still say what is known
         problem = exc
         run, me = read_marker(root), worker or local_worker_id(root)
@@ -218,7 +221,10 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
         else:
             flag = f" --worker {run.worker}" if run.worker and run.worker != me else ""
             output.data(f"open run: {run.run_id} (goal {run.goal or '-'})")
-            output.data(f"close it with: git gasp run close --outcome TEXT{flag}")
+            outcome = "TEXT" if finished is None else shlex.quote(finished)
+            if finished is not None:
+                output.data(f"finished with outcome {outcome}; its commit is still to be made")
+            output.data(f"close it with: git gasp run close --outcome {outcome}{flag}")
         if held:
             until = describe_expiry(held.expires_at_ms)
             output.data(f"lease: worker {held.worker_id} (pid {held.pid}) until {until}")

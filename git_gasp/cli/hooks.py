@@ -86,9 +86,7 @@ def install(
             )
         if server:
             git.run(root, ["config", "receive.advertisePushOptions", "true"])
-            bare = git.run(root, ["rev-parse", "--is-bare-repository"]).decode().strip()
-            if bare != "true":
-                output.diag("warning: not a bare repository; server hooks run only on pushes to it")
+        _warn_of_the_other_side(root, server)
         verb = "installed"
         listed = done.hooks
     if as_json:
@@ -111,6 +109,21 @@ def install(
         note = "kept as " + hook + ".pre-gasp and run first" if not uninstall else "restored"
         output.data(f"  existing {hook} hook {note}")
     return OK
+
+
+def _warn_of_the_other_side(root: str, server: bool) -> None:
+    """Server hooks in a work tree's repository, or commit hooks in a bare one:
+    installed, but a hook git never runs there."""
+    from git_gasp import git
+
+    bare = git.run(root, ["rev-parse", "--is-bare-repository"]).decode().strip() == "true"
+    if server and not bare:
+        output.diag("warning: not a bare repository; server hooks run only on pushes to it")
+    elif bare and not server:
+        output.diag(
+            "warning: a bare repository: its commit hooks never run (nothing is committed in "
+            "it); to judge pushes to it: git gasp hooks install --server"
+        )
 
 
 @hooks.command()
@@ -220,7 +233,10 @@ def validate(
         git.repo_info(root)  # not a repository at all: git's error
         steps = []  # no commits yet: nothing to judge
     else:
-        walk = git.commit_walk(root, [rev_range or "HEAD", "--"])
+        try:
+            walk = git.commit_walk(root, [rev_range or "HEAD", "--"])
+        except git.GitError as exc:
+            raise git.GitError(exc.message, git.RANGE_HINT) from None
         steps = commit_steps(root, walk)
     found = changes.judge(root, steps)
     warning = nested_warning(p for s in steps for p in s.paths)

@@ -143,13 +143,13 @@ def agent_repo(repo: str | None, purpose: str = "to import into", here: bool = F
         raise GaspError(
             f"no agent repository {purpose}",
             "pass --repo PATH, set GASP_AGENT_REPO or `git config gasp.agentRepo PATH` "
-            "(create one with: git gasp init PATH)",
+            "(create one with: git gasp init --agent-id ID PATH)",
             USAGE,
         )
     if not os.path.isfile(os.path.join(chosen, "AGENT.md")):
         raise GaspError(
             f"{chosen}: not an agent repository (no AGENT.md)",
-            f"create it with: git gasp init {chosen}",
+            f"create it with: git gasp init --agent-id ID {chosen}",
             USAGE,
         )
     return chosen

@@ -54,7 +54,7 @@ def agent_repo_root(repo: str | None) -> str:
     ):
         raise GaspError(
             f"{root}: not an agent repository (no AGENT.md or state/)",
-            "run it in one, pass -C PATH, or create one with: git gasp init",
+            "run it in one, pass -C PATH, or create one with: git gasp init --agent-id ID",
         )
     return root
 
@@ -133,3 +133,13 @@ def run_filters(what: str) -> Callable[[_F], _F]:
         return command
 
     return decorate
+
+
+def none_found(what: str, rev_range: str, chosen: dict[str, object]) -> str:
+    """The line that says no ``what`` were found in ``rev_range``, naming the
+    :func:`run_filters` given (``chosen``: option name -> value or None), so
+    an empty answer is not read as an empty history."""
+    import shlex
+
+    given = [f"--{k} {shlex.quote(str(v))}" for k, v in chosen.items() if v is not None]
+    return f"no {what} in {rev_range}" + (f" match {' '.join(given)}" if given else "")

@@ -9,7 +9,7 @@ import click
 
 from git_gasp import output
 from git_gasp.cli import paging
-from git_gasp.cli.options import JSON, REPO, repo_root, run_filters
+from git_gasp.cli.options import JSON, REPO, none_found, repo_root, run_filters
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
@@ -65,7 +65,8 @@ def runs(
         output.data_json(runs_to_value(rev_range, found, unknown))
         return OK
     if not found:
-        output.diag(f"no runs in {rev_range}")
+        filters = {"since": since, "until": until, "goal": goal, "outcome": outcome}
+        output.diag(none_found("runs", rev_range, {**filters, "max-count": limit}))
         return OK
     with paging.screen(root, color, no_pager) as styled:
         output.data(runs_to_text(found, titles, output.paint, _tone, unknown), styled)

@@ -6,7 +6,16 @@ import click
 
 from git_gasp import output
 from git_gasp.cli import paging
-from git_gasp.cli.options import JSON, REPO, WORKER, emit, open_agent, repo_root, run_filters
+from git_gasp.cli.options import (
+    JSON,
+    REPO,
+    WORKER,
+    emit,
+    none_found,
+    open_agent,
+    repo_root,
+    run_filters,
+)
 from git_gasp.errors import OK
 
 
@@ -75,7 +84,8 @@ def sessions(
     titles = work_tree_goal_titles(root) if goal and found else {}
     found = select_sessions(found, goal, outcome, limit, titles)
     if not found and not as_json:
-        output.diag(f"no commits in {rev_range}")
+        filters = {"since": since, "until": until, "goal": goal, "outcome": outcome}
+        output.diag(none_found("commits", rev_range, {**filters, "max-count": limit}))
         return OK
     if as_json:
         output.data_json(sessions_value(rev_range, found))

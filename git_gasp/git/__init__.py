@@ -61,6 +61,7 @@ from git_gasp.git.objects import (
 from git_gasp.git.paths import (
     attribute_views,
     changed_paths,
+    ignored,
     index_entries,
     staged_against_head,
     staged_paths,
@@ -117,6 +118,7 @@ __all__ = [
     "grep_tree",
     "head",
     "head_and_merging",
+    "ignored",
     "import_problem",
     "index_entries",
     "lines_holding",

@@ -15,6 +15,15 @@ def tracked(path: str, pathspecs: Sequence[str]) -> list[str]:
     return [name for _, name in index_entries(path, pathspecs)]
 
 
+def ignored(path: str, pathspecs: Sequence[str]) -> list[str]:
+    """The untracked files and directories matching ``pathspecs`` that the
+    ignore rules exclude (``git add`` refuses them by name), relative to
+    ``path``; a directory ends in ``/``."""
+    args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    out = run(path, [*args, "--", *pathspecs])
+    return [name for name in out.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
 def index_entries(path: str, pathspecs: Sequence[str]) -> list[tuple[str, str]]:
     """``git ls-files -v``: (tag, path) of each index entry matching
     ``pathspecs``; a lowercase tag marks an entry assumed unchanged."""

@@ -85,7 +85,7 @@ def shim(hook: str, python: str | None) -> str:
         "}",
         missing,
         # where the shim lives, as dirname says, without starting it (a process a commit)
-        'case $0 in */*) here=${0%/*} ;; *) here=. ;; esac',
+        "case $0 in */*) here=${0%/*} ;; *) here=. ;; esac",
         f'chained="$here/{hook}{CHAINED}"',
     ]
     if hook in STDIN_HOOKS:

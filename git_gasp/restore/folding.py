@@ -76,7 +76,8 @@ def _log_error(message: str, torn: bool) -> GaspError:
         "run `git gasp repair`: it removes the partial last line (the bytes after the "
         "final newline) and keeps a backup; no committed line changes"
         if torn
-        else "the log is append-only: fix the writer, never edit committed lines"
+        else "`git gasp check` names every bad line; the log is append-only: fix the writer, "
+        "never edit committed lines"
     )
     return GaspError(message, hint, FINDINGS)
 

@@ -62,7 +62,8 @@ def read_capped(
         if required:
             raise GaspError(
                 f"{rel} missing: not a GASP agent repository",
-                "point it at an agent repository (-C PATH), or create one with: git gasp init",
+                "point it at an agent repository (-C PATH), "
+                "or create one with: git gasp init --agent-id ID",
                 USAGE,
             )
         return None

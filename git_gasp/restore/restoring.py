@@ -42,6 +42,7 @@ from git_gasp.restore.identity import (
 )
 from git_gasp.restore.repofiles import (
     CONFIG,
+    MANIFEST,
     file_cap,
     read_config,
     read_head,
@@ -283,6 +284,7 @@ def restore(
         refuse = functools.partial(refuse_committed_over_cap, dest, _LOGS)
         git.safe_clone(url, dest, refuse, progress is not None)
         exclude_local(dest)  # the control files stay local, whoever wrote the repository
+        _refuse_no_manifest(url, dest)
         commit = check_out_at(dest, at) if at is not None else None
         restored = describe(
             dest, url, at, executor, verify_snapshot, budget=budget, progress=progress
@@ -297,6 +299,17 @@ def restore(
     except BaseException:
         _discard(dest, created)  # a refused restore leaves nothing behind to trip over
         raise
+
+
+def _refuse_no_manifest(url: str, dest: str) -> None:
+    """A clone without ``AGENT.md`` at its top: the URL names no agent (the
+    clone is then discarded, so the error names the URL, not the directory)."""
+    if not os.path.lexists(os.path.join(dest, MANIFEST)):
+        raise GaspError(
+            f"{url}: no {MANIFEST} at its top: not a GASP agent repository",
+            "give the URL of an agent repository (`git gasp fixture DIR` writes one to try)",
+            USAGE,
+        )
 
 
 def check_out_at(dest: str, at: str) -> dict[str, str] | None:

@@ -60,7 +60,9 @@ def parse_target(target: str) -> tuple[str, int | None]:
     if sep and path and line.isdecimal():
         number = int(line)
         if number < 1:
-            raise GaspError(f"{target}: lines are numbered from 1", None, USAGE)
+            raise GaspError(
+                f"{target}: lines are numbered from 1", f"the first line is {path}:1", USAGE
+            )
         return path, number
     return target, None
 
@@ -129,7 +131,7 @@ def _blame(root: str, path: str, line: int | None) -> bytes:
             raise GaspError(
                 f"{path}:{line}: out of range, the file has {has_only.group(1)} "
                 f"line{'s' * (has_only.group(1) != '1')} at HEAD",
-                None,
+                f"the last line is {path}:{has_only.group(1)}",
                 USAGE,
             ) from None
         if "not a git repository" in message:
