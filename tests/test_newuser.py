@@ -11,19 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import commit_all, git, run_cli
+from tests.conftest import committed_repo, git, run_cli
 
 INIT = re.compile(r"git gasp init --agent-id ID(?: (\S+))?")
 
 
 def plain_repo(tmp_path: Path) -> Path:
     """A git repository with one commit and no agent in it."""
-    repo = tmp_path / "plain"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    (repo / "README.md").write_text("not an agent\n")
-    commit_all(repo, "plain")
-    return repo
+    return committed_repo(tmp_path / "plain", {"README.md": b"not an agent\n"})
 
 
 def agent_repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
