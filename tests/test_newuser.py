@@ -374,3 +374,20 @@ def test_client_hooks_in_a_bare_repository_name_the_server_install(
     work = agent_repo(tmp_path, capsys)
     code, _, err = run_cli(capsys, "hooks", "install", "-C", str(work))
     assert code == 0 and not err
+
+
+def test_an_import_that_finds_no_session_says_where_it_looked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    (tmp_path / "claude" / "projects" / "-work").mkdir(parents=True)
+    (tmp_path / "codex" / "sessions").mkdir(parents=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    code, _, err = run_cli(capsys, "import", "claude-code", "--repo", str(repo), "--session", "s1")
+    projects = tmp_path / "claude" / "projects"
+    assert code == 2 and f"found in {projects} for --session s1\n" in err, err
+    code, _, err = run_cli(capsys, "import", "codex", "--repo", str(repo))
+    assert code == 2 and f"found in {tmp_path / 'codex' / 'sessions'}\n" in err, err
+    code, _, err = run_cli(capsys, "import", "claude-code", "--repo", str(repo), str(projects))
+    assert code == 2 and "no claude-code sessions found\n" in err, err  # named: no default place

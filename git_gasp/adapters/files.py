@@ -312,3 +312,22 @@ def _where_hint(agent: str) -> str:
     if agent == "claude":
         return "set CLAUDE_CONFIG_DIR, or name the files: git gasp import claude-code PATH"
     return "set CODEX_HOME, or name the files: git gasp import codex PATH"
+
+
+def none_found(
+    found: Found, agent_name: str, env: Mapping[str, str], session: str | None, project: str | None
+) -> str:
+    """What an import that found no session says after "no sessions found": the
+    files it skipped, and, when it named none, where it looked
+    (`` in <the agent's folder> for --session S``)."""
+    why = ""
+    if found.skipped:
+        first = found.skipped[0]
+        why = f" ({len(found.skipped)} skipped, the first {first.path}: {first.reason})"
+    if found.naming:
+        return why
+    claude = agent_name == "claude-code"
+    home = claude_home(env) if claude else codex_home(env)
+    asked = [f"--{k} {v}" for k, v in (("session", session), ("project", project)) if v]
+    where = os.path.join(home, "projects" if claude else "sessions")
+    return why + f" in {where}" + (f" for {' '.join(asked)}" if asked else "")

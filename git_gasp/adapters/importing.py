@@ -310,10 +310,7 @@ def import_all(
     if session is not None:
         inputs = [i for i in inputs if i[0] == session]
     if not inputs:
-        why = ""
-        if found.skipped:
-            first = found.skipped[0]
-            why = f" ({len(found.skipped)} skipped, the first {first.path}: {first.reason})"
+        why = files.none_found(found, agent_name, env, session, project)
         raise GaspError(  # with files skipped, exit 1 as any import that skipped some
             f"no {agent_name} sessions found{why}",
             "name the files, or check --session/--project",
