@@ -81,6 +81,7 @@ def test_a_pre_commit_judging_one_change_loads_no_thread_pool(fixture_repo: Path
     _append_event(fixture_repo)
     git(fixture_repo, "add", "-A")
     probe = PROBE.replace("m == 'click'", "m in ('click', 'concurrent.futures', 'logging')")
+    assert probe != PROBE
     cmd = [sys.executable, "-c", probe, "hooks", "run", "pre-commit"]
     done = subprocess.run(cmd, cwd=fixture_repo, capture_output=True, text=True)
     assert "loaded: []" in done.stderr, done.stderr
@@ -472,6 +473,7 @@ STRING_FIELDS = PROBE.replace(
 def test_no_hook_loads_a_named_tuple_with_string_annotations_nor_pre_commit_subprocess(
     fixture_repo: Path,
 ) -> None:
+    assert STRING_FIELDS != PROBE  # the probe's check was replaced, not left as it was
     _append_event(fixture_repo)
     git(fixture_repo, "add", "-A")
     calls, stdin = _every_hook(fixture_repo)

@@ -9,7 +9,7 @@ def config_value(path: str, key: str, kind: str | None = None) -> str | None:
     """``git config [--type=KIND] --get KEY``, or None when unset; a value
     git cannot read as KIND is an error (a policy never fails open)."""
     args = ["config", *([f"--type={kind}"] if kind else []), "--get", key]
-    proc = attempt(path, args, env=None)
+    proc = attempt(path, args)
     if proc.code == 1:
         return None
     if proc.code != 0:
