@@ -1,7 +1,7 @@
 """Rows m, m', n and n' of the benchmarks: what git-gasp's hooks cost a developer
 (issue 17 item 2), each against a baseline measured in the same rounds.
 
-m   the pre-commit hook (``python -m git_gasp hooks run pre-commit``, a fresh
+m   the pre-commit hook (``python -P -m git_gasp hooks run pre-commit``, a fresh
     process) on a staged run in the 600-commit history, against ``python -c
     pass``: target <= 3x; m' the same on the 10-commit history, m' / m <= 1.2x.
 n   what *all* the native hooks (``git gasp hooks install``: pre-commit,
@@ -68,7 +68,9 @@ def _round(
     setup_round(clone, env, label)
     gen._git(clone, "add", "--", "state/events.jsonl")
     message = f"work in progress {label}"
-    took_hook = _timed([sys.executable, "-m", "git_gasp", "hooks", "run", "pre-commit"], clone, env)
+    # as the shim runs it
+    hook = [sys.executable, "-P", "-m", "git_gasp", "hooks", "run", "pre-commit"]
+    took_hook = _timed(hook, clone, env)
     took_hooked = _timed(["git", "commit", "-q", "-m", message], clone, env)
     gen._git(clone, "reset", "-q", "--soft", "HEAD~1")
     off = ["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", message]

@@ -177,7 +177,8 @@ def _counting_hooks(repo: Path, tmp_path: Path, *install: str) -> tuple[Path, di
     that logs each hook it runs: the log, and an environment naming no session."""
     calls = tmp_path / "calls.log"
     wrapper = tmp_path / "python"
-    wrapper.write_text(f'#!/bin/sh\necho "$5" >> {calls}\nexec {sys.executable} "$@"\n')
+    # its arguments: -P -m git_gasp hooks run HOOK ...
+    wrapper.write_text(f'#!/bin/sh\necho "$6" >> {calls}\nexec {sys.executable} "$@"\n')
     wrapper.chmod(0o755)
     cmd = [sys.executable, "-m", "git_gasp", "hooks", "install", *install]
     subprocess.run([*cmd, "--python", str(wrapper)], cwd=repo, check=True, capture_output=True)

@@ -127,16 +127,17 @@ def scrubbed_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
-def import_problem(python: str, module: str, cwd: str) -> str | None:
-    """Why interpreter ``python``, started in ``cwd`` (where git runs hooks:
-    Python puts it on the module path), cannot import ``module`` (it is
-    missing, or the import fails), or None when it can. Not git, but this
-    module is the one place that starts processes."""
+def import_problem(python: str, module: str, cwd: str, safe_path: bool = False) -> str | None:
+    """Why interpreter ``python``, started in ``cwd`` (where git runs hooks),
+    cannot import ``module`` (it is missing, or the import fails), or None
+    when it can. ``safe_path``: as ``python -P`` (3.11+) imports it, with
+    ``cwd`` kept off the module path (an interpreter too old for ``-P`` says
+    so). Not git, but this module is the one place that starts processes."""
     import subprocess
 
     try:
         done = subprocess.run(
-            [python, "-c", f"import {module}"],
+            [python, *(["-P"] if safe_path else []), "-c", f"import {module}"],
             capture_output=True,
             text=True,
             timeout=60,

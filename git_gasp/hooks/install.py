@@ -26,6 +26,10 @@ from git_gasp.hooks.names import SERVER_HOOKS, STDIN_HOOKS
 from git_gasp.sessions.pushnotes import MARKERS
 
 MARKER = "# git-gasp hook shim v1"
+#: how a pinned interpreter runs git-gasp: ``-P`` keeps the directory git runs
+#: the hook in (the work tree's top) off the module path, so a ``git_gasp/``
+#: folder in a repository can never stand in for the installed package
+RUN_MODULE = "-P -m git_gasp"
 CHAINED = ".pre-gasp"
 
 
@@ -61,7 +65,7 @@ def hooks_dir(repo: str) -> str:
 def shim(hook: str, python: str | None) -> str:
     """The shell script installed as ``hook``."""
     if python:
-        run = f'{shlex.quote(python)} -m git_gasp hooks run {hook} "$@"'
+        run = f'{shlex.quote(python)} {RUN_MODULE} hooks run {hook} "$@"'
         gone = shlex.quote(f"{python} is gone")
         missing = f"[ -x {shlex.quote(python)} ] || {{ fail {gone}; }}"
     else:
@@ -184,7 +188,7 @@ MERGE_DRIVER = "gasp-append"
 def configure_merge_driver(repo: str, python: str | None) -> None:
     """Define the ``gasp-append`` merge driver in the repository's config
     (``.gitattributes`` names it for the journal; see git-gasp-hooks(1))."""
-    command = f"{shlex.quote(python)} -m git_gasp" if python else "git-gasp"
+    command = f"{shlex.quote(python)} {RUN_MODULE}" if python else "git-gasp"
     key = f"merge.{MERGE_DRIVER}"
     git.run(repo, ["config", f"{key}.name", "GASP append-only merge (whole entries)"])
     git.run(repo, ["config", f"{key}.driver", f"{command} hooks merge-driver %O %A %B %P"])
@@ -201,7 +205,7 @@ def is_ours(path: str) -> bool:
 def interpreter_problem(python: str, repo: str, hooks: Sequence[str]) -> str | None:
     """Why ``python`` cannot run ``repo``'s ``hooks`` (it is missing, or
     cannot import git_gasp from where git runs them), or None when it can."""
-    return git.import_problem(python, "git_gasp", hook_cwd(repo, hooks))
+    return git.import_problem(python, "git_gasp", hook_cwd(repo, hooks), safe_path=True)
 
 
 def hook_cwd(repo: str, hooks: Sequence[str]) -> str:

@@ -139,5 +139,8 @@ def _after(
 
 
 def detach(args: Sequence[str]) -> None:
-    """Run ``python -m git_gasp ARGS`` detached (:func:`spool.in_background`)."""
-    spool.in_background(lambda: os.execv(sys.executable, [sys.executable, "-m", "git_gasp", *args]))
+    """Run ``python -P -m git_gasp ARGS`` detached (:func:`spool.in_background`):
+    ``-P``, so that a ``git_gasp/`` folder in the project the agent works in
+    (this process's directory) cannot stand in for the installed package."""
+    argv = [sys.executable, "-P", "-m", "git_gasp", *args]
+    spool.in_background(lambda: os.execv(sys.executable, argv))
