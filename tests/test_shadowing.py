@@ -140,3 +140,20 @@ def test_an_older_shim_without_the_safe_path_is_outdated(work: Path) -> None:
     hook.chmod(0o755)
     assert install.pinned_interpreter(str(hook)) == sys.executable
     assert install.status(str(work), ["pre-commit"]) == {"pre-commit": "outdated"}
+
+
+def test_an_interpreter_too_old_for_the_safe_path_is_named_as_such(
+    work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``--python`` older than 3.11 has no ``-P``: the refusal says so, not
+    Python's usage text."""
+    old = tmp_path / "python3.10"
+    old.write_text(
+        '#!/bin/sh\necho "Unknown option: -P" >&2\necho "usage: python3.10" >&2\nexit 2\n'
+    )
+    old.chmod(0o755)
+    code, _, err = main(capsys, "hooks", "install", "--python", str(old), "-C", str(work))
+    assert code == 2
+    assert "is older than Python 3.11, which git-gasp needs" in err
+    assert "name a Python 3.11 or newer" in err
+    assert not (work / ".git" / "hooks" / "pre-commit").exists()

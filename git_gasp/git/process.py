@@ -146,6 +146,8 @@ def import_problem(python: str, module: str, cwd: str, safe_path: bool = False) 
     except (OSError, subprocess.TimeoutExpired) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return f"{python} does not run: {why}"
+    if safe_path and "Unknown option: -P" in done.stderr:
+        return f"{python} is older than Python 3.11, which git-gasp needs (it has no -P)"
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or [f"it exits {done.returncode}"]
         return f"{python} cannot import {module}: {lines[-1]}"

@@ -239,12 +239,13 @@ def install(repo: str, hooks: Sequence[str], python: str | None) -> Installed:
     if python is not None:
         problem = interpreter_problem(python, repo, hooks)
         if problem is not None:  # hooks that would refuse every commit: not installed
-            raise GaspError(
-                problem,
-                f"install git-gasp for it ({python} -m pip install git-gasp, or from a "
-                "checkout), or name one that has it with --python",
-                USAGE,
+            fix = (
+                "name a Python 3.11 or newer that has git-gasp: --python /path/to/python3"
+                if "older than Python 3.11" in problem
+                else f"install git-gasp for it ({python} -m pip install git-gasp, or from a "
+                "checkout), or name one that has it with --python"
             )
+            raise GaspError(problem, fix, USAGE)
     directory = hooks_dir(repo)
     configure_merge_driver(repo, python)
     os.makedirs(directory, exist_ok=True)
