@@ -100,3 +100,26 @@ def test_close_says_which_snapshot_it_wrote_and_its_size(
     closed = json.loads(out)
     assert closed["projections"] == ["journal/JOURNAL.md", "memory/active_memory.md"]
     assert closed["snapshot_bytes"] == (repo / closed["snapshot"]).stat().st_size
+
+
+def test_init_over_an_active_memory_of_its_own_keeps_it_and_does_not_claim_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``git gasp init`` in a directory whose ``memory/active_memory.md``
+    someone else wrote: kept byte for byte, left out of the init commit (as
+    any other file there that git-gasp did not write), and not named among
+    the files init wrote."""
+    target = tmp_path / "agent"
+    (target / "memory").mkdir(parents=True)
+    (target / "memory" / "active_memory.md").write_text(CURATED)
+    code, out, err = run_cli(capsys, "init", str(target), "--agent-id", "evolve")
+    assert code == 0, err
+    assert "memory/active_memory.md" not in out
+    assert "memory/facts.jsonl" in out
+    assert (target / "memory" / "active_memory.md").read_text() == CURATED
+    committed = git(target, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert "memory/active_memory.md" not in committed
+    assert "AGENT.md" in committed
+    code, out, err = run_cli(capsys, "init", str(tmp_path / "fresh"), "--agent-id", "evolve")
+    assert code == 0, err
+    assert "memory/active_memory.md" in out  # a missing one is git-gasp's to write

@@ -183,7 +183,8 @@ def _write_layout(
     create("memory/facts.jsonl", b"")
     create("journal/JOURNAL.md", b"# Journal\n\n")
     create(".agent/config.toml", config.encode())
-    written.append(projecting.regenerate_memory(directory))
+    if projecting.memory_is_ours(directory):  # one another writer made is kept, not committed
+        written.append(projecting.regenerate_memory(directory))
     if _append_lines(os.path.join(directory, ".gitignore"), LOCAL_PATHS):
         written.append(".gitignore")
     if _append_lines(os.path.join(directory, ".gitattributes"), ATTRIBUTES):
