@@ -123,3 +123,24 @@ def test_init_over_an_active_memory_of_its_own_keeps_it_and_does_not_claim_it(
     code, out, err = run_cli(capsys, "init", str(tmp_path / "fresh"), "--agent-id", "evolve")
     assert code == 0, err
     assert "memory/active_memory.md" in out  # a missing one is git-gasp's to write
+
+
+def test_init_over_identity_files_of_its_own_commits_what_the_manifest_pins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Identity files already in the directory: AGENT.md pins their hash, so
+    the init commit carries them, and a clone passes check 6 (it had no
+    identity/ at all)."""
+    target = tmp_path / "agent"
+    (target / "identity").mkdir(parents=True)
+    (target / "identity" / "IDENTITY.md").write_text("# Identity\n\nI keep the ledger.\n")
+    (target / "identity" / "values.md").write_text("- honesty\n")
+    code, _, err = run_cli(capsys, "init", str(target), "--agent-id", "evolve")
+    assert code == 0, err
+    committed = git(target, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert {"identity/IDENTITY.md", "identity/values.md"} <= set(committed)
+    assert git(target, "status", "--porcelain").strip() == ""
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(target), str(clone))
+    code, out, err = run_cli(capsys, "check", "-C", str(clone))
+    assert code == 0, out + err

@@ -99,8 +99,15 @@ def init_repo(
     configure_merge_driver(directory, None)
     written = _write_layout(directory, agent_id, sources, config_text(provider, model, runtime))
     if commit:
-        _commit_layout(directory, agent_id, written)
+        _commit_layout(directory, agent_id, [*written, *_pinned_besides(directory, written)])
     return written
+
+
+def _pinned_besides(directory: str, written: Sequence[str]) -> list[str]:
+    """The identity files AGENT.md's hash covers that init found rather than
+    wrote: the init commit carries them too, or a clone would lack what the
+    manifest pins (check 6 fails on it)."""
+    return [name for name, _ in identity_files(directory, sizes_only=True) if name not in written]
 
 
 def _refuse_target(directory: str, agent_id: str) -> None:
