@@ -94,7 +94,7 @@ def init_repo(
     _refuse_target(directory, agent_id)
     sources = _read_identity(identity)
     _prepare_repo(directory, commit)
-    from git_gasp.hooks.install import configure_merge_driver
+    from git_gasp.store.mergedriver import configure_merge_driver
 
     configure_merge_driver(directory, None)
     written = _write_layout(directory, agent_id, sources, config_text(provider, model, runtime))

@@ -24,12 +24,9 @@ from git_gasp.hooks.bypass import PENDING
 from git_gasp.hooks.commitmsg import LOG_PATH, NEEDLES, NO_RUN_END
 from git_gasp.hooks.names import SERVER_HOOKS, STDIN_HOOKS
 from git_gasp.sessions.pushnotes import MARKERS
+from git_gasp.store.mergedriver import RUN_MODULE, configure_merge_driver
 
 MARKER = "# git-gasp hook shim v1"
-#: how a pinned interpreter runs git-gasp: ``-P`` keeps the directory git runs
-#: the hook in (the work tree's top) off the module path, so a ``git_gasp/``
-#: folder in a repository can never stand in for the installed package
-RUN_MODULE = "-P -m git_gasp"
 CHAINED = ".pre-gasp"
 
 
@@ -180,18 +177,6 @@ _NOTHING_TO_DO = {
         "fi",
     ],
 }
-
-
-MERGE_DRIVER = "gasp-append"
-
-
-def configure_merge_driver(repo: str, python: str | None) -> None:
-    """Define the ``gasp-append`` merge driver in the repository's config
-    (``.gitattributes`` names it for the journal; see git-gasp-hooks(1))."""
-    command = f"{shlex.quote(python)} {RUN_MODULE}" if python else "git-gasp"
-    key = f"merge.{MERGE_DRIVER}"
-    git.run(repo, ["config", f"{key}.name", "GASP append-only merge (whole entries)"])
-    git.run(repo, ["config", f"{key}.driver", f"{command} hooks merge-driver %O %A %B %P"])
 
 
 def is_ours(path: str) -> bool:

@@ -54,6 +54,7 @@ from git_gasp.restore.seededfold import fold_log
 from git_gasp.restore.skills import skills_at
 from git_gasp.store.exclude import exclude_local
 from git_gasp.store.logfile import refuse_committed_over_cap
+from git_gasp.store.mergedriver import configure_merge_driver
 from git_gasp.store.runmarker import MARKER_PATH, read_marker
 from git_gasp.store.worktree import refuse_escapes
 
@@ -284,6 +285,7 @@ def restore(
         refuse = functools.partial(refuse_committed_over_cap, dest, _LOGS)
         git.safe_clone(url, dest, refuse, progress is not None)
         exclude_local(dest)  # the control files stay local, whoever wrote the repository
+        configure_merge_driver(dest, None)  # the journal's attribute names it; config is not cloned
         _refuse_no_manifest(url, dest)
         commit = check_out_at(dest, at) if at is not None else None
         restored = describe(
