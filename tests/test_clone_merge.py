@@ -1,8 +1,9 @@
-"""A restored clone merges the journal with git-gasp's ``gasp-append`` driver:
-``.gitattributes`` names it, but git configuration is never cloned, so
-``git gasp restore`` defines it in the clone (as ``init`` and ``hooks
-install`` do); a journal that both sides appended to then merges without a
-conflict.
+"""Clones that ``git gasp restore`` makes, with real git: the journal merges with
+git-gasp's ``gasp-append`` driver (``.gitattributes`` names it, but git
+configuration is never cloned, so restore defines it, as ``init`` and ``hooks
+install`` do); ``--branch`` restores a branch other than the one the remote's
+HEAD names, and a remote whose HEAD names no branch it has, or that has no
+commits, says so.
 """
 
 from __future__ import annotations
@@ -53,3 +54,48 @@ def test_a_restored_clone_merges_both_sides_journal_entries(
     assert "<<<<<<<" not in journal
     code, out, err = run_cli(capsys, "check", "-C", str(clone))
     assert code == 0, out + err
+
+
+def _served(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A bare repository whose HEAD names ``master``, with the agent pushed
+    to ``main`` only (a server made with one default branch name, pushed another)."""
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", "--initial-branch=master", str(server))
+    agent = tmp_path / "agent"
+    code, _, err = run_cli(capsys, "init", str(agent), "--agent-id", "bot")
+    assert code == 0, err
+    git(agent, "push", "-q", str(server), "HEAD:refs/heads/main")
+    return server
+
+
+def test_a_remote_head_naming_no_branch_it_has_names_its_branches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = _served(tmp_path, capsys)
+    code, _, err = run_cli(capsys, "restore", str(server), str(tmp_path / "r1"), "--quiet")
+    assert code == 2
+    assert "its HEAD names no branch it has; its branches: main" in err
+    assert "git gasp restore --branch main" in err
+    assert not (tmp_path / "r1").exists()  # a refused restore leaves nothing behind
+    code, _, err = run_cli(
+        capsys, "restore", "--branch", "main", str(server), str(tmp_path / "r2"), "--quiet"
+    )
+    assert code == 0, err
+    assert git(tmp_path / "r2", "branch", "--show-current").strip() == "main"
+    assert (tmp_path / "r2" / "AGENT.md").is_file()
+
+
+def test_a_branch_the_remote_lacks_and_an_empty_remote_are_one_line_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = _served(tmp_path, capsys)
+    code, _, err = run_cli(
+        capsys, "restore", "-b", "nope", str(server), str(tmp_path / "r1"), "--quiet"
+    )
+    assert code == 2
+    empty = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(empty))
+    code, _, err = run_cli(capsys, "restore", str(empty), str(tmp_path / "r2"), "--quiet")
+    assert code == 2
+    assert "an empty repository (no commits)" in err
+    assert len(err.strip().splitlines()) == 2  # the error and its hint

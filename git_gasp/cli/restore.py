@@ -67,6 +67,12 @@ def emit(
 @click.command()
 @click.argument("url")
 @click.argument("directory", required=False, type=click.Path(file_okay=False), callback=not_empty)
+@click.option(
+    "-b",
+    "--branch",
+    metavar="NAME",
+    help="Restore this branch of URL instead of the one its HEAD names.",
+)
 @click.option("--at", "at", metavar="EVENT_ID", help="Fold the log only through this event.")
 @click.option("--model", metavar="M", help="Rebind the executor: set [executor] model.")
 @click.option("--provider", metavar="P", help="Rebind the executor: set [executor] provider.")
@@ -87,6 +93,7 @@ def emit(
 def restore(
     url: str,
     directory: str | None,
+    branch: str | None,
     at: str | None,
     model: str | None,
     provider: str | None,
@@ -116,7 +123,9 @@ def restore(
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
     shown = not quiet and sys.stderr.isatty()
     progress = (lambda line: output.diag(f"restore: {line}")) if shown else None
-    restored = do_restore(url, directory, at, executor, verify_snapshot, _budget(budget), progress)
+    restored = do_restore(
+        url, directory, at, executor, verify_snapshot, _budget(budget), progress, branch
+    )
     try:
         emit(restored.report, as_json, context, restored.context, restored.root)
     except GaspError as exc:  # the agent is restored all the same: say where

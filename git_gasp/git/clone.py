@@ -49,6 +49,7 @@ def safe_clone(
     dest: str,
     before_checkout: Callable[[], None] | None = None,
     progress: bool = False,
+    branch: str | None = None,
 ) -> None:
     """Clone ``url`` into ``dest`` without running anything from the remote.
 
@@ -59,7 +60,8 @@ def safe_clone(
     warning is dropped with the rest of stderr). ``before_checkout`` runs
     once HEAD is known and before a file is written (to refuse a clone from
     its tree alone: a 2 GB log, say). With ``progress``, git's clone progress
-    (and that warning) goes to stderr as git writes it.
+    (and that warning) goes to stderr as git writes it. ``branch``: the
+    remote's branch to check out (``git clone --branch``), not its HEAD's.
     """
     parent = os.path.dirname(os.path.abspath(dest))
     if os.path.exists(url):
@@ -78,6 +80,7 @@ def safe_clone(
         "--no-recurse-submodules",
         "--filter=blob:none",
         *persist,
+        *(["--branch", branch] if branch else []),
         "--",
         url,
         os.path.abspath(dest),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shlex
 import shutil
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -268,11 +269,13 @@ def restore(
     verify_snapshot: bool = False,
     budget: int | None = DEFAULT_BUDGET,
     progress: Callable[[str], None] | None = None,
+    branch: str | None = None,
 ) -> Restored:
-    """Clone ``url`` safely into ``directory`` and :func:`describe` it; with
-    ``at``, the work tree is the commit that holds that event, on a detached
-    HEAD (see :func:`check_out_at`); with ``progress``, git's clone progress
-    goes to stderr and each phase after it to ``progress``."""
+    """Clone ``url`` (its ``branch``, or the one its HEAD names) safely into
+    ``directory`` and :func:`describe` it; with ``at``, the work tree is the
+    commit that holds that event, on a detached HEAD (see
+    :func:`check_out_at`); with ``progress``, git's clone progress goes to
+    stderr and each phase after it to ``progress``."""
     dest = directory or default_directory(url)
     if os.path.lexists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
         raise GaspError(
@@ -283,7 +286,7 @@ def restore(
     created = _outermost_missing(dest)
     try:
         refuse = functools.partial(refuse_committed_over_cap, dest, _LOGS)
-        git.safe_clone(url, dest, refuse, progress is not None)
+        git.safe_clone(url, dest, refuse, progress is not None, branch)
         exclude_local(dest)  # the control files stay local, whoever wrote the repository
         configure_merge_driver(dest, None)  # the journal's attribute names it; config is not cloned
         _refuse_no_manifest(url, dest)
@@ -305,7 +308,26 @@ def restore(
 
 def _refuse_no_manifest(url: str, dest: str) -> None:
     """A clone without ``AGENT.md`` at its top: the URL names no agent (the
-    clone is then discarded, so the error names the URL, not the directory)."""
+    clone is then discarded, so the error names the URL, not the directory).
+    A clone with nothing checked out says why: no commits at all, or a HEAD
+    naming a branch the remote lacks (a bare repository made with one default
+    branch name and pushed another), with the branches it has."""
+    if git.head(dest) is None:
+        listed = git.run(dest, ["for-each-ref", "--format=%(refname:lstrip=3)", "refs/remotes/"])
+        branches = [b for b in listed.decode("utf-8", "replace").split("\n") if b and b != "HEAD"]
+        if not branches:
+            raise GaspError(
+                f"{url}: an empty repository (no commits): no agent to restore",
+                "push an agent to it first (git gasp init makes one), or give another URL",
+                USAGE,
+            )
+        shown = ", ".join(branches[:5]) + (" ..." if len(branches) > 5 else "")
+        raise GaspError(
+            f"{url}: its HEAD names no branch it has; its branches: {shown}",
+            f"name one: git gasp restore --branch {shlex.quote(branches[0])} "
+            f"{shlex.quote(url)} DIR",
+            USAGE,
+        )
     if not os.path.lexists(os.path.join(dest, MANIFEST)):
         raise GaspError(
             f"{url}: no {MANIFEST} at its top: not a GASP agent repository",
