@@ -99,3 +99,29 @@ def test_a_branch_the_remote_lacks_and_an_empty_remote_are_one_line_errors(
     assert code == 2
     assert "an empty repository (no commits)" in err
     assert len(err.strip().splitlines()) == 2  # the error and its hint
+
+
+def test_a_server_that_ignores_the_filter_leaves_no_partial_clone_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Restore asks for a blob-less clone; a server that does not serve one
+    sends everything, and the clone then keeps no filter, so a later pull
+    does not warn that the server ignores it. One that serves it keeps it."""
+    server = _served(tmp_path, capsys)
+    url = f"file://{server}"
+    whole = tmp_path / "whole"
+    code, _, err = run_cli(capsys, "restore", "-q", "-b", "main", url, str(whole))
+    assert code == 0, err
+    assert git(whole, "config", "remote.origin.partialclonefilter", check=False).strip() == ""
+    pulled = subprocess.run(
+        ["git", "-C", str(whole), "pull", "--no-rebase", "origin", "main"],
+        capture_output=True,
+        text=True,
+    )
+    assert pulled.returncode == 0, pulled.stderr
+    assert "filtering not recognized" not in pulled.stderr
+    git(server, "config", "uploadpack.allowFilter", "true")
+    partial = tmp_path / "partial"
+    code, _, err = run_cli(capsys, "restore", "-q", "-b", "main", url, str(partial))
+    assert code == 0, err
+    assert git(partial, "config", "remote.origin.partialclonefilter").strip() == "blob:none"

@@ -103,9 +103,20 @@ def safe_clone(
         _safe(dest, ["rev-parse", "--verify", "-q", "HEAD^{commit}"])
     except GitError:
         return  # an empty repository: nothing to check out
+    if not _blobs_missing(dest):
+        # the server sent every blob (it ignores --filter): no partial clone,
+        # so later fetches ask for no filter (and warn of it on each pull)
+        _safe(dest, ["config", "--unset", "remote.origin.partialclonefilter"])
     if before_checkout is not None:
         before_checkout()
     _safe(dest, ["read-tree", "-m", "-u", "HEAD"])
+
+
+def _blobs_missing(dest: str) -> bool:
+    """Whether HEAD's tree lacks blobs locally (a real partial clone): listed
+    with ``--missing=print``, which marks them and fetches nothing."""
+    listed = _safe(dest, ["rev-list", "--objects", "--missing=print", "--no-walk", "HEAD"])
+    return any(line.startswith(b"?") for line in listed.splitlines())
 
 
 def safe_checkout(dest: str, commit: str) -> None:
