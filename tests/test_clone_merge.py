@@ -8,6 +8,7 @@ commits, says so.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -54,6 +55,12 @@ def test_a_restored_clone_merges_both_sides_journal_entries(
     assert "<<<<<<<" not in journal
     code, out, err = run_cli(capsys, "check", "-C", str(clone))
     assert code == 0, out + err
+    # the merged log holds both runs, though the newest run commit's holds one
+    code, out, err = run_cli(capsys, "runs", "--json", "-C", str(clone))
+    assert code == 0, err
+    listed = json.loads(out)["runs"]
+    assert len(listed) == 2
+    assert all(r["in_log"] for r in listed), listed
 
 
 def _served(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
 import click
 
 from git_gasp import output
@@ -13,9 +10,6 @@ from git_gasp.cli.options import JSON, REPO, none_found, repo_root, run_filters
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
-
-if TYPE_CHECKING:
-    from git_gasp.core.runlog import RunCommit
 
 LIST_HINT = "list them with: git gasp nodes (--kind K, --status S, --grep TEXT)"
 
@@ -60,7 +54,7 @@ def runs(
     found = run_commits_dated(root, rev_range, since, until)
     titles = work_tree_goal_titles(root) if found else {}
     found = select_runs(found, goal, outcome, limit, titles)
-    unknown = missing_runs(found, _newest_log(root, found)) if found else set()
+    unknown = missing_runs(found, _tip_logs(root, rev_range)) if found else set()
     if as_json:
         output.data_json(runs_to_value(rev_range, found, unknown))
         return OK
@@ -218,10 +212,15 @@ def nodes(
     return OK
 
 
-def _newest_log(root: str, found: Sequence[RunCommit]) -> bytes:
-    """The log of the newest listed run commit, which holds every earlier line."""
+def _tip_logs(root: str, rev_range: str) -> bytes:
+    """The logs at the range's tips (its revisions that are not ``^``
+    exclusions), one after another: a log is append-only, so a tip's holds
+    every line of its ancestors', a merge's both sides' too. (Not the newest
+    run commit's: a merge made after it brings the other side's runs.)"""
     from git_gasp import git
 
-    (blob,) = git.blobs_at(root, [f"{found[0].commit}:state/events.jsonl"])
+    listed = git.run(root, ["rev-parse", "--end-of-options", rev_range]).decode()
+    tips = [t for t in listed.split() if not t.startswith("^")]
+    blobs = git.blobs_at(root, [f"{tip}:state/events.jsonl" for tip in tips])
     with git.BlobReader(root) as reader:
-        return reader.read(blob.oid) if blob is not None else b""
+        return b"\n".join(reader.read(b.oid) for b in dict.fromkeys(blobs) if b is not None)
