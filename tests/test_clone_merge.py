@@ -132,3 +132,75 @@ def test_a_server_that_ignores_the_filter_leaves_no_partial_clone_behind(
     code, _, err = run_cli(capsys, "restore", "-q", "-b", "main", url, str(partial))
     assert code == 0, err
     assert git(partial, "config", "remote.origin.partialclonefilter").strip() == "blob:none"
+
+
+def _fact_run(repo: Path, capsys: pytest.CaptureFixture[str], fact: str) -> None:
+    for argv in (
+        ["run", "start", "--task", f"learn {fact}"],
+        ["fact", "add", fact],
+        ["run", "close", "--outcome", "done"],
+    ):
+        code, _, err = run_cli(capsys, *argv, "-C", str(repo))
+        assert code == 0, err
+
+
+def test_facts_added_on_both_sides_merge_without_an_active_memory_conflict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both sides add a fact, so both regenerate the active memory: it merges
+    as ours (git-gasp's on all three sides), the facts as a union, and the
+    next close writes the memory from both facts."""
+    origin = tmp_path / "origin"
+    code, _, err = run_cli(capsys, "init", str(origin), "--agent-id", "bot")
+    assert code == 0, err
+    clone = tmp_path / "clone"
+    code, _, err = run_cli(capsys, "restore", str(origin), str(clone), "--quiet")
+    assert code == 0, err
+    monkeypatch.setenv("GASP_WORKER_ID", "worker-origin")
+    _fact_run(origin, capsys, "the origin's lesson")
+    monkeypatch.setenv("GASP_WORKER_ID", "worker-clone")
+    _fact_run(clone, capsys, "the clone's lesson")
+    pulled = subprocess.run(
+        ["git", "-C", str(clone), "pull", "-q", "--no-rebase", "--no-edit", "origin"],
+        capture_output=True,
+        text=True,
+    )
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    memory = (clone / "memory" / "active_memory.md").read_text()
+    assert "<<<<<<<" not in memory and "the clone's lesson" in memory
+    facts = (clone / "memory" / "facts.jsonl").read_text()
+    assert "the origin's lesson" in facts and "the clone's lesson" in facts
+    _run(clone, capsys, "after the merge")
+    memory = (clone / "memory" / "active_memory.md").read_text()
+    assert "the origin's lesson" in memory and "the clone's lesson" in memory
+    code, out, err = run_cli(capsys, "check", "-C", str(clone))
+    assert code == 0, out + err
+
+
+def test_an_active_memory_another_writer_keeps_merges_as_text(tmp_path: Path) -> None:
+    """The projection driver keeps ours only for git-gasp's own memory; an
+    agent's own synthesis is merged line by line as git would, a conflict
+    marked and reported (exit 1), never one side dropped."""
+    base = tmp_path / "base"
+    ours = tmp_path / "ours"
+    theirs = tmp_path / "theirs"
+    base.write_text("# What I know\n\n- one\n")
+    ours.write_text("# What I know\n\n- one\n- ours\n")
+    theirs.write_text("# What I know\n\n- one\n- theirs\n")
+    driver = ["git-gasp", "hooks", "merge-driver", "--projection"]
+    done = subprocess.run(
+        [*driver, str(base), str(ours), str(theirs), "memory/active_memory.md"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stderr
+    merged = ours.read_text()
+    assert "- ours" in merged and "- theirs" in merged and "<<<<<<<" in merged
+    theirs.write_text("# What I know\n\n- one\n")  # only ours changed: a clean text merge
+    ours.write_text("# What I know\n\n- one\n- ours\n")
+    done = subprocess.run(
+        [*driver, str(base), str(ours), str(theirs)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert ours.read_text() == "# What I know\n\n- one\n- ours\n"

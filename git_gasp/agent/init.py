@@ -31,7 +31,11 @@ _AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 # entries share lines ("- goal: -"), which union would interleave: they merge
 # whole through git-gasp's driver (configured by init and hooks install)
 # -text: append-only files check out byte for byte, whatever core.autocrlf says
-ATTRIBUTES = ("*.jsonl merge=union -text", "journal/JOURNAL.md merge=gasp-append -text")
+ATTRIBUTES = (
+    "*.jsonl merge=union -text",
+    "journal/JOURNAL.md merge=gasp-append -text",
+    "memory/active_memory.md merge=gasp-projection",
+)
 
 
 def manifest_text(agent_id: str, digest: str) -> str:

@@ -168,15 +168,23 @@ def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
 @click.argument("ours", type=click.Path(dir_okay=False))
 @click.argument("theirs", type=click.Path(dir_okay=False))
 @click.argument("path", required=False, default="")
-def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
+@click.option(
+    "--projection",
+    is_flag=True,
+    help="The gasp-projection driver (the active memory) instead of gasp-append.",
+)
+def merge_driver(base: str, ours: str, theirs: str, path: str, projection: bool) -> int:
     """The gasp-append merge driver: git runs it as `%O %A %B %P` for files
     whose merge attribute is gasp-append (the journal).
 
     When both sides only appended to BASE, OURS becomes ours followed by what
     theirs appended, each side's entries whole; otherwise it is a conflict
-    (exit 1) and OURS is left as it was.
+    (exit 1) and OURS is left as it was. With --projection (the active
+    memory): OURS is kept when all three are git-gasp's, the next fact add
+    or run close rewriting it from the merged facts; else a text merge.
     """
     from git_gasp.core.appendonly import merge_appends
+    from git_gasp.core.projections import merged_memory
     from git_gasp.store.worktree import regular_file
 
     def read(name: str) -> bytes:
@@ -188,6 +196,9 @@ def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
             raise GaspError(f"{name}: not a regular file", "git passes the driver files", USAGE)
         return data
 
+    if projection:
+        kept = merged_memory(read(base), read(ours), read(theirs))
+        return OK if kept is not None else _text_merge(base, ours, theirs, path)
     merged = merge_appends(read(base), read(ours), read(theirs))
     if merged is None:
         output.diag(f"gasp: {path or ours}: a side did more than append; resolve it by hand")
@@ -195,6 +206,19 @@ def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
     with open(ours, "wb") as fh:
         fh.write(merged)
     return OK
+
+
+def _text_merge(base: str, ours: str, theirs: str, path: str) -> int:
+    """git's own line merge into OURS (conflict markers where the sides
+    differ): exit 1 when it left conflicts."""
+    from git_gasp import git
+
+    label = path or ours
+    args = ["merge-file", "-L", f"ours:{label}", "-L", "base", "-L", f"theirs:{label}"]
+    got = git.attempt(".", [*args, "--", ours, base, theirs])
+    if got.code < 0 or got.code > 127:
+        raise GaspError(f"git merge-file failed on {label}", None, USAGE)
+    return OK if got.code == 0 else FINDINGS
 
 
 @click.command()

@@ -90,15 +90,7 @@ def safe_clone(
         run_showing(parent, [*flags, *clone], safe_env())
     else:
         _safe(parent, clone)
-    git_dir = _safe(dest, ["rev-parse", "--absolute-git-dir"])
-    info = os.path.join(git_dir.decode("utf-8", "surrogateescape").strip(), "info")
-    os.makedirs(info, exist_ok=True)
-    with open(os.path.join(info, "attributes"), "wb") as fh:
-        fh.write(SAFE_ATTRIBUTES)
-    with open(os.path.join(info, "sparse-checkout"), "wb") as fh:
-        fh.write(SPARSE_PATTERNS)
-    _safe(dest, ["config", "core.sparseCheckout", "true"])
-    _safe(dest, ["config", "core.sparseCheckoutCone", "false"])
+    _before_checkout(dest)
     try:
         _safe(dest, ["rev-parse", "--verify", "-q", "HEAD^{commit}"])
     except GitError:
@@ -110,6 +102,20 @@ def safe_clone(
     if before_checkout is not None:
         before_checkout()
     _safe(dest, ["read-tree", "-m", "-u", "HEAD"])
+
+
+def _before_checkout(dest: str) -> None:
+    """The attributes that unset every filter, and the sparse checkout that
+    leaves ``transcripts/`` out, in the clone before a file is written."""
+    git_dir = _safe(dest, ["rev-parse", "--absolute-git-dir"])
+    info = os.path.join(git_dir.decode("utf-8", "surrogateescape").strip(), "info")
+    os.makedirs(info, exist_ok=True)
+    with open(os.path.join(info, "attributes"), "wb") as fh:
+        fh.write(SAFE_ATTRIBUTES)
+    with open(os.path.join(info, "sparse-checkout"), "wb") as fh:
+        fh.write(SPARSE_PATTERNS)
+    _safe(dest, ["config", "core.sparseCheckout", "true"])
+    _safe(dest, ["config", "core.sparseCheckoutCone", "false"])
 
 
 def _blobs_missing(dest: str) -> bool:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shlex
 import shutil
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -34,6 +33,7 @@ from git_gasp.core.restorereport import RestoreInputs, build_report
 from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
 from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.restore.cloned import refuse_no_agent
 from git_gasp.restore.identity import (
     MAX_IDENTITY_BYTES,
     MAX_IDENTITY_FILES,
@@ -43,7 +43,6 @@ from git_gasp.restore.identity import (
 )
 from git_gasp.restore.repofiles import (
     CONFIG,
-    MANIFEST,
     file_cap,
     read_config,
     read_head,
@@ -289,7 +288,7 @@ def restore(
         git.safe_clone(url, dest, refuse, progress is not None, branch)
         exclude_local(dest)  # the control files stay local, whoever wrote the repository
         configure_merge_driver(dest, None)  # the journal's attribute names it; config is not cloned
-        _refuse_no_manifest(url, dest)
+        refuse_no_agent(url, dest)
         commit = check_out_at(dest, at) if at is not None else None
         restored = describe(
             dest, url, at, executor, verify_snapshot, budget=budget, progress=progress
@@ -304,36 +303,6 @@ def restore(
     except BaseException:
         _discard(dest, created)  # a refused restore leaves nothing behind to trip over
         raise
-
-
-def _refuse_no_manifest(url: str, dest: str) -> None:
-    """A clone without ``AGENT.md`` at its top: the URL names no agent (the
-    clone is then discarded, so the error names the URL, not the directory).
-    A clone with nothing checked out says why: no commits at all, or a HEAD
-    naming a branch the remote lacks (a bare repository made with one default
-    branch name and pushed another), with the branches it has."""
-    if git.head(dest) is None:
-        listed = git.run(dest, ["for-each-ref", "--format=%(refname:lstrip=3)", "refs/remotes/"])
-        branches = [b for b in listed.decode("utf-8", "replace").split("\n") if b and b != "HEAD"]
-        if not branches:
-            raise GaspError(
-                f"{url}: an empty repository (no commits): no agent to restore",
-                "push an agent to it first (git gasp init makes one), or give another URL",
-                USAGE,
-            )
-        shown = ", ".join(branches[:5]) + (" ..." if len(branches) > 5 else "")
-        raise GaspError(
-            f"{url}: its HEAD names no branch it has; its branches: {shown}",
-            f"name one: git gasp restore --branch {shlex.quote(branches[0])} "
-            f"{shlex.quote(url)} DIR",
-            USAGE,
-        )
-    if not os.path.lexists(os.path.join(dest, MANIFEST)):
-        raise GaspError(
-            f"{url}: no {MANIFEST} at its top: not a GASP agent repository",
-            "give the URL of an agent repository (`git gasp fixture DIR` writes one to try)",
-            USAGE,
-        )
 
 
 def check_out_at(dest: str, at: str) -> dict[str, str] | None:
