@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,9 +25,10 @@ def hook_repo(precommit_hooks: tuple[Path, dict[str, str]]) -> tuple[Path, dict[
     return precommit_hooks
 
 
-def _demo(path: Path, env: dict[str, str]) -> Path:
-    cmd = [sys.executable, "-m", "git_gasp", "demo", str(path)]
-    subprocess.run(cmd, env=env, check=True, capture_output=True)
+def _demo(path: Path, template: Path) -> Path:
+    """A `git gasp demo` repository: a copy of the session's (the same
+    identities and dates as the framework's environment, so the same commits)."""
+    shutil.copytree(template, path, symlinks=True)
     return path
 
 
@@ -34,28 +36,47 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Completed
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_try_repo_passes_a_good_change_and_fails_a_bad_one(
-    hook_repo: tuple[Path, dict[str, str]], tmp_path: Path
+def _config(tmp_path: Path, repo: Path, *hooks: str) -> Path:
+    """A config outside the work tree naming the hook repository at its
+    commit: the framework runs its hooks in the environment it built once for
+    it (in the group's shared PRE_COMMIT_HOME)."""
+    config = tmp_path / "pre-commit-config.yaml"
+    rev = git(repo, "rev-parse", "HEAD").strip()
+    ids = "".join(f"  - id: {hook}\n" for hook in hooks)
+    config.write_text(f"repos:\n- repo: {repo}\n  rev: {rev}\n  hooks:\n{ids}")
+    return config
+
+
+def test_try_repo_fails_a_bad_change_and_the_same_hook_passes_the_fix(
+    hook_repo: tuple[Path, dict[str, str]], template: Path, tmp_path: Path
 ) -> None:
+    """`try-repo` clones the hook repository and builds a fresh environment
+    for it (pip building git-gasp) on every call, as it does for a user: it
+    runs once here, on the bad change, and its verdict and the hook's reason
+    come through. The fixed change passes the same hook of the same commit
+    run from a config (whose environment the framework builds once)."""
     repo, env = hook_repo
-    agent = _demo(tmp_path / "agent", env)
+    agent = _demo(tmp_path / "agent", template)
     with open(agent / LOG, "ab") as fh:
         fh.write(b'{"not":"an event"}\n')
     git(agent, "add", LOG)
     bad = _run(["pre-commit", "try-repo", str(repo), "gasp-validate"], agent, env)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "[envelope]" in bad.stdout + bad.stderr
+    assert "Failed" in bad.stdout and "Using config:" in bad.stdout
+    assert f"rev: {git(repo, 'rev-parse', 'HEAD').strip()}" in bad.stdout
     git(agent, "checkout", "HEAD", "--", LOG)
-    good = _run(["pre-commit", "try-repo", str(repo), "gasp-validate"], agent, env)
+    config = _config(tmp_path, repo, "gasp-validate")
+    good = _run(["pre-commit", "run", "--config", str(config), "gasp-validate"], agent, env)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout
 
 
 def test_installed_hooks_guard_commits_and_messages(
-    hook_repo: tuple[Path, dict[str, str]], tmp_path: Path
+    hook_repo: tuple[Path, dict[str, str]], template: Path, tmp_path: Path
 ) -> None:
     repo, env = hook_repo
-    agent = _demo(tmp_path / "agent", env)
+    agent = _demo(tmp_path / "agent", template)
     rev = git(repo, "rev-parse", "HEAD").strip()
     (agent / ".pre-commit-config.yaml").write_text(
         "repos:\n"
@@ -101,24 +122,20 @@ def test_installed_hooks_guard_commits_and_messages(
 
 
 def test_a_named_range_judges_commits_and_native_hooks_warn_of_the_framework(
-    hook_repo: tuple[Path, dict[str, str]], tmp_path: Path
+    hook_repo: tuple[Path, dict[str, str]], template: Path, tmp_path: Path
 ) -> None:
     """`--all-files` reads no history; `--from-ref`/`--to-ref` (also at the
     manual stage, for CI) judge the commits, so a committed violation is
     not a false green. Installing the native hooks over the framework's says
     that they chain it."""
     repo, env = hook_repo
-    agent = _demo(tmp_path / "agent", env)
+    agent = _demo(tmp_path / "agent", template)
     base = git(agent, "rev-parse", "HEAD").strip()
     lines = (agent / LOG).read_bytes().splitlines(keepends=True)
     (agent / LOG).write_bytes(b"".join(lines[:-1]))  # drops a committed line
     git(agent, "commit", "-q", "--no-verify", "-am", "truncate")
-    # a config outside the work tree naming the hook repository at its commit:
-    # the framework runs the hook in the environment it built once for it
-    # (try-repo, which builds its own each time, is the first test's)
-    config = tmp_path / "pre-commit-config.yaml"
-    rev = git(repo, "rev-parse", "HEAD").strip()
-    config.write_text(f"repos:\n- repo: {repo}\n  rev: {rev}\n  hooks:\n  - id: gasp-validate\n")
+    # (try-repo, which builds an environment of its own each time, is the first test's)
+    config = _config(tmp_path, repo, "gasp-validate")
     run = ["pre-commit", "run", "--config", str(config), "gasp-validate"]
     staged = _run([*run, "--all-files"], agent, env)
     assert staged.returncode == 0, staged.stdout + staged.stderr
