@@ -51,8 +51,18 @@ INJECTED_PREFIXES = (
     ("[Request interrupted", "interrupt marker"),
     ("This session is being continued from a previous conversation", "compaction summary"),
     ("<user-prompt-submit-hook>", "hook output"),
+    ("Operation stopped by hook", "hook output"),  # a UserPromptSubmit hook's continue: false
     ("Base directory for this skill:", "skill text"),
     ("<task-notification>", "task notification"),
+)
+COMMAND = re.compile(r"<command-name>/?([^<]*)</command-name>")
+COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+# built-in commands whose arguments set something rather than ask the model for work
+SETTING_COMMANDS = frozenset(
+    "add-dir agents bashes clear color compact config context cost doctor effort exit export "
+    "fast feedback help hooks ide keybindings login logout mcp memory model output-style "
+    "permissions plugin plugins privacy-settings release-notes rename resume rewind sandbox "
+    "skills status statusline terminal-setup theme todos upgrade usage vim".split()
 )
 AGENT_ID = re.compile(r"agentId: ([\w-]+)")
 DENIED = ("doesn't want to proceed with this tool use", "Permission to use", "permission denied")
@@ -82,6 +92,21 @@ def injected_text(text: str) -> str | None:
         if stripped.startswith(prefix):
             return why
     return None if stripped else "empty"
+
+
+def command_request(text: str) -> str | None:
+    """What a person asked for with a slash command: ``/name args`` when the
+    line names a command with arguments that is not a built-in setting
+    (``/autoresearch make the TUI match``, a skill or custom command, whose
+    text follows as an isMeta line). None for a command without arguments
+    and for anything else."""
+    name, args = COMMAND.search(text), COMMAND_ARGS.search(text)
+    if name is None or args is None or not args.group(1).strip():
+        return None
+    command = name.group(1).strip()
+    if not command or command in SETTING_COMMANDS:
+        return None
+    return f"/{command} {args.group(1).strip()}"
 
 
 def queued_prompt(rec: Record, diag: Diagnostics) -> Record | None:

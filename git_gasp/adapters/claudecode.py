@@ -292,11 +292,15 @@ class _Walk:
             elif kind == "image":
                 images += 1
             elif kind == "text" and isinstance(block.get("text"), str):
-                why = flag or F.injected_text(block["text"])
+                said = block["text"]
+                why = flag or F.injected_text(said)
+                request = F.command_request(said) if why == "slash command" else None
+                if request is not None:
+                    why, said = None, request
                 if why is None and child:
                     why = "subagent prompt"
                 if why is None:
-                    human.append(block["text"])
+                    human.append(said)
                 else:
                     self.diag.injected[why] += 1
                     if why == "interrupt marker":
