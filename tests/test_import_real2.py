@@ -5,9 +5,16 @@ real content copied), with what the projection and ``usage`` must make of it.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
 from git_gasp.adapters import claudecode
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.lines import Projection, Source
+from git_gasp.cli.root import main
 from git_gasp.core.event import Actor
 from tests import transcripts as T
 
@@ -81,3 +88,51 @@ def test_cc_a_slash_command_s_arguments_are_the_person_s_request() -> None:
         "/sc:review the retry module",
     ]
     assert got.diagnostics.injected["slash command"] == 3
+
+
+REVIEWER = "019b88e5-0000-7000-8000-00000000000c"
+
+
+def _at(ts: str, kind: str, payload: dict[str, Any]) -> str:
+    return json.dumps({"timestamp": ts, "type": kind, "payload": payload}) + "\n"
+
+
+def test_codex_a_review_s_reviewer_thread_is_framed_in_the_run_that_began_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``/review`` in Codex 0.77 writes ``entered_review_mode`` in the parent
+    rollout and starts a reviewer thread of its own rollout, ``source:
+    {"subagent": "review"}`` (no parent id), whose session meta carries the
+    instant the review began and whose first prompt Codex wrote. Imported
+    together, the reviewer is a frame of the parent's run and its prompt no
+    person's task (it was a run of its own, tasked "Review the code changes")."""
+    repo = tmp_path / "agent"
+    assert main(["init", str(repo), "--agent-id", "importer"]) == 0
+    began = "2026-01-04T12:05:09.476Z"
+    meta = {"cwd": "/r", "originator": "codex_cli_rs", "cli_version": "0.77.0"}
+    parent = tmp_path / f"rollout-2026-01-04T12-59-02-{T.CODEX_SESSION}.jsonl"
+    parent.write_text(
+        _at("2026-01-04T11:59:02.952Z", "session_meta", {"id": T.CODEX_SESSION, **meta})
+        + _at("2026-01-04T12:01:36.936Z", "event_msg", {"type": "user_message", "message": "ls"})
+        + _at(began, "event_msg", {"type": "entered_review_mode", "target": {"type": "x"}})
+    )
+    child = tmp_path / f"rollout-2026-01-04T13-05-09-{REVIEWER}.jsonl"
+    own = {"id": REVIEWER, "timestamp": began, "source": {"subagent": "review"}, **meta}
+    child.write_text(
+        _at("2026-01-04T12:05:09.500Z", "session_meta", own)
+        + _at(
+            "2026-01-04T12:05:09.500Z",
+            "event_msg",
+            {"type": "user_message", "message": "Review the code changes"},
+        )
+    )
+    capsys.readouterr()
+    assert main(["import", "codex", str(parent), str(child), "--repo", str(repo), "--json"]) == 0
+    [session] = json.loads(capsys.readouterr().out)["sessions"]
+    assert session["session"] == T.CODEX_SESSION and session["task"] == "ls"
+    events = [json.loads(x) for x in (repo / "state" / "events.jsonl").read_text().splitlines()]
+    assert [e["payload"]["title"] for e in events if e["kind"] == "task.created"] == ["ls"]
+    assert [e["payload"]["title"] for e in events if e["kind"] == "frame.created"] == [
+        f"subagent {REVIEWER}"
+    ]
+    assert main(["check", str(repo)]) == 0
