@@ -136,3 +136,75 @@ def test_codex_a_review_s_reviewer_thread_is_framed_in_the_run_that_began_it(
         f"subagent {REVIEWER}"
     ]
     assert main(["check", str(repo)]) == 0
+
+
+def test_cc_2_1_287_a_typed_prompt_with_a_human_origin_is_a_task() -> None:
+    """Claude Code 2.1.28x stamps what a person typed with ``origin: {"kind":
+    "human"}`` (and ``promptSource: "typed"``, ``turnOrigin``,
+    ``turnPosition``); the origin was read as injected text of any kind, so
+    every prompt of a real 2.1.287 session was lost and the run had no task.
+    Other origins (a task notification, …) stay injected. The session
+    metadata 2.1.28x writes (``bridge-session``, ``atis-latch``) and the
+    fields its lines carry are known: no warning, no unknown field."""
+    m = T.Claude("2.1.287")
+    m.add(
+        {
+            "type": "bridge-session",
+            "sessionId": T.SESSION,
+            "bridgeSessionId": "cse_1",
+            "lastSequenceNum": 0,
+            "ownerAccountUuid": "a",
+            "ownerOrganizationUuid": "o",
+        }
+    )
+    m.add(
+        m._base(
+            "attachment",
+            attachment={"type": "date", "date": "2026-10-02"},
+            rendered=[{"content": "<system-reminder>x</system-reminder>"}],
+            renderedRole="system",
+            session_id=T.SESSION,
+        )
+    )
+    m.user(
+        "fix main ci and then release",
+        origin={"kind": "human"},
+        promptSource="typed",
+        turnOrigin="human",
+        turnPosition={"promptIndex": 1, "turnIndex": 1},
+    )
+    m.user("<task-notification>a1 done</task-notification>", origin={"kind": "task-notification"})
+    m.add({"type": "atis-latch", "atis": "", "sessionId": T.SESSION})
+    m.add({"type": "ai-title", "aiTitle": "Main CI", "sessionId": T.SESSION})
+    m.add(
+        {
+            "type": "last-prompt",
+            "lastPrompt": "fix main ci",
+            "leafUuid": "x",
+            "sessionId": T.SESSION,
+        }
+    )
+    m.add({"type": "mode", "mode": "normal", "sessionId": T.SESSION})
+    m.add({"type": "custom-title", "customTitle": "ci", "sessionId": T.SESSION})
+    m.assistant("msg_o1", [{"type": "text", "text": "CI passes."}], T.usage(2, 361, 808, 31789))
+    line = json.loads(m.lines[-1])
+    line.update(
+        advisorModel="claude-fable-5-1",
+        apiBlockIndex=0,
+        attributionMcpServer="sh",
+        attributionMcpTool="sh",
+        perTurnEffort="low",
+        session_id=T.SESSION,
+        serverClassifierRequest="r",
+        wireToolInputs={},
+    )
+    m.lines[-1] = json.dumps(line) + "\n"
+    m.tool_result("toolu_none", "x")
+    line = json.loads(m.lines[-1])
+    line.update(serverClassifierContext={"request": "r"}, sourceToolAssistantUUID="a")
+    m.lines[-1] = json.dumps(line) + "\n"
+    got = _cc(m.text())
+    assert _tasks(got) == ["fix main ci and then release"]
+    assert got.diagnostics.injected["origin task-notification"] == 1
+    assert not got.diagnostics.unknown_types
+    assert not got.diagnostics.unknown_fields

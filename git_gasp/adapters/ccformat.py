@@ -21,7 +21,7 @@ SUBAGENT_TOOLS = ("Agent", "Task")
 IGNORED_TYPES = frozenset(
     "summary file-history-snapshot queue-operation progress attachment ai-title custom-title "
     "last-prompt agent-name mode permission-mode pr-link file-history-delta agent-color "
-    "agent-setting tag worktree-state".split()
+    "agent-setting tag worktree-state bridge-session atis-latch".split()
 )
 IGNORED_SYSTEM = frozenset(
     "turn_duration stop_hook_summary local_command away_summary informational".split()
@@ -34,7 +34,13 @@ KNOWN_FIELDS = frozenset(
     "apiErrorStatus subtype content level compactMetadata retryInMs retryAttempt maxRetries "
     "toolUseID summary leafUuid messageId snapshot isSnapshotUpdate operation attachment "
     "agentName data parentToolUseID effort attributionAgent attributionSkill attributionPlugin "
-    "thinkingMetadata todos imagePasteIds errorDetails".split()
+    "thinkingMetadata todos imagePasteIds errorDetails "
+    # session metadata records' own fields, and what 2.1.28x lines carry
+    "aiTitle customTitle lastPrompt mode atis bridgeSessionId lastSequenceNum "
+    "ownerAccountUuid ownerOrganizationUuid session_id rendered renderedRole promptSource "
+    "turnOrigin turnPosition advisorModel apiBlockIndex attributionMcpServer "
+    "attributionMcpTool perTurnEffort serverClassifierContext serverClassifierRequest "
+    "wireToolInputs".split()
 )
 INJECTED_PREFIXES = (
     ("<system-reminder>", "system reminder"),
@@ -80,8 +86,8 @@ def injected_flag(value: dict[str, Any]) -> str | None:
         return "transcript only"
     if value.get("sourceToolUseID"):
         return "skill text"
-    origin = value.get("origin")
-    if isinstance(origin, dict) and origin.get("kind"):
+    origin = value.get("origin")  # 2.1.28x stamps a typed prompt {"kind": "human"}
+    if isinstance(origin, dict) and origin.get("kind") and origin["kind"] != "human":
         return f"origin {origin['kind']}"
     return None
 
