@@ -185,6 +185,11 @@ def test_cc_2_1_287_a_typed_prompt_with_a_human_origin_is_a_task() -> None:
         }
     )
     m.add({"type": "mode", "mode": "normal", "sessionId": T.SESSION})
+    # 2.1.260: a session moved into a worktree says where it went
+    m.add({"type": "relocated", "relocatedCwd": "/r/.claude/worktrees/w", "sessionId": T.SESSION})
+    m.add(
+        {"type": "worktree-state", "worktreeSession": {"worktreeName": "w"}, "sessionId": T.SESSION}
+    )
     m.add({"type": "custom-title", "customTitle": "ci", "sessionId": T.SESSION})
     m.assistant("msg_o1", [{"type": "text", "text": "CI passes."}], T.usage(2, 361, 808, 31789))
     line = json.loads(m.lines[-1])

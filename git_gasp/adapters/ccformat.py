@@ -21,7 +21,9 @@ SUBAGENT_TOOLS = ("Agent", "Task")
 IGNORED_TYPES = frozenset(
     "summary file-history-snapshot queue-operation progress attachment ai-title custom-title "
     "last-prompt agent-name mode permission-mode pr-link file-history-delta agent-color "
-    "agent-setting tag worktree-state bridge-session atis-latch".split()
+    "agent-setting tag worktree-state bridge-session atis-latch relocated cost-state frame-link "
+    "content-replacement history-suppression artifact-comment-monitor "
+    "artifact-autoreact-ledger".split()
 )
 IGNORED_SYSTEM = frozenset(
     "turn_duration stop_hook_summary local_command away_summary informational".split()
@@ -40,7 +42,7 @@ KNOWN_FIELDS = frozenset(
     "ownerAccountUuid ownerOrganizationUuid session_id rendered renderedRole promptSource "
     "turnOrigin turnPosition advisorModel apiBlockIndex attributionMcpServer "
     "attributionMcpTool perTurnEffort serverClassifierContext serverClassifierRequest "
-    "wireToolInputs".split()
+    "wireToolInputs relocatedCwd worktreeSession".split()
 )
 INJECTED_PREFIXES = (
     ("<system-reminder>", "system reminder"),
