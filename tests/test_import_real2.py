@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from git_gasp.adapters import claudecode
+from git_gasp.adapters import claudecode, codex
 from git_gasp.adapters.claudecode import Session
+from git_gasp.adapters.codex import CodexSession
 from git_gasp.adapters.lines import Projection, Source
 from git_gasp.cli.root import main
 from git_gasp.core.event import Actor
@@ -213,3 +214,71 @@ def test_cc_2_1_287_a_typed_prompt_with_a_human_origin_is_a_task() -> None:
     assert got.diagnostics.injected["origin task-notification"] == 1
     assert not got.diagnostics.unknown_types
     assert not got.diagnostics.unknown_fields
+
+
+def _exec_call(call: str, blocks: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    given = 'text(await tools.exec_command({cmd:"make check"}));'
+    output = [{"type": "input_text", "text": b} for b in blocks]
+    return [
+        (
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": call,
+                "name": "exec",
+                "input": given,
+            },
+        ),
+        ("response_item", {"type": "custom_tool_call_output", "call_id": call, "output": output}),
+    ]
+
+
+def test_codex_a_code_mode_script_that_failed_is_a_failure() -> None:
+    """Codex's code-mode ``exec`` heads its output ``Script failed`` when the
+    script threw (a census of real rollouts counted 319 beside 39,623
+    ``Script completed``), and one script can run several commands, each a
+    JSON chunk with its own ``exit_code`` (a real 0.157.1 output held two):
+    the call failed if the script did or any command exited non-zero; was
+    success whenever the first chunk said 0."""
+    lines = [
+        json.dumps(
+            {
+                "timestamp": "2026-09-26T23:05:27.108Z",
+                "type": "session_meta",
+                "payload": {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.157.1"},
+            }
+        )
+    ]
+
+    def chunk(code: int) -> str:
+        return json.dumps({"chunk_id": "401b56", "exit_code": code, "output": "x\n"})
+
+    items = [
+        *_exec_call("c1", ["Script failed\nWall time 2 seconds\nOutput:\n", "TypeError: x"]),
+        *_exec_call(
+            "c2", ["Script completed\nWall time 5.2 seconds\nOutput:\n", chunk(0), chunk(2)]
+        ),
+        *_exec_call(
+            "c3",
+            [
+                "Script completed\nWall time 5.2 seconds\nOutput:\n",
+                chunk(0),
+                json.dumps({"chunk_id": "75d1f7", "session_id": 52848, "output": ""}),
+            ],
+        ),
+    ]
+    lines += [
+        json.dumps({"timestamp": f"2026-09-26T23:05:{30 + i}.000Z", "type": k, "payload": p})
+        for i, (k, p) in enumerate(items)
+    ]
+    got = codex.project(
+        CodexSession(T.CODEX_SESSION, [Source("r.jsonl", "\n".join(lines) + "\n")], {}),
+        ACTOR,
+        _never,
+    )
+    assert [e.payload["success"] for e in got.events if e.kind == "tool.called"] == [
+        False,
+        False,
+        True,
+    ]

@@ -151,8 +151,14 @@ def _dumps(value: Any) -> str:
 
 
 def outcome(output: Any) -> tuple[str, bool | None]:
-    """The output's text and whether the call succeeded (None: not said)."""
+    """The output's text and whether the call succeeded (None: not said). A
+    code-mode ``exec`` answers with blocks: a ``Script failed`` head, or any
+    of its commands' JSON chunks with a non-zero ``exit_code``, is a failure."""
     text = content_text(output) if not isinstance(output, str) else output
+    if text.startswith("Script failed"):
+        return text, False
+    if isinstance(output, list) and any(_exit_of(block) not in (None, 0) for block in output):
+        return text, False
     try:
         parsed = json.loads(text) if text.startswith("{") else None
     except (ValueError, RecursionError):
@@ -169,3 +175,16 @@ def outcome(output: Any) -> tuple[str, bool | None]:
     if low.startswith(("error", "failed", "aborted")) or "rejected by user" in low:
         return text, False
     return text, True
+
+
+def _exit_of(block: Any) -> int | None:
+    """The ``exit_code`` a code-mode output block's JSON chunk carries."""
+    raw = block.get("text") if isinstance(block, dict) else None
+    if not isinstance(raw, str) or not raw.startswith("{"):
+        return None
+    try:
+        chunk = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    code = chunk.get("exit_code") if isinstance(chunk, dict) else None
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
