@@ -282,3 +282,37 @@ def test_codex_a_code_mode_script_that_failed_is_a_failure() -> None:
         False,
         True,
     ]
+
+
+def test_codex_a_command_still_running_is_no_result_and_no_eval() -> None:
+    """A unified-exec command that outlives its wait answers ``Process
+    running with session ID N`` (code mode: ``Script running with cell ID
+    N``); its exit comes later, to a ``write_stdin`` or ``wait`` call. Such a
+    test run is not over: its success is not said and no eval is lifted
+    (a still-running ``pytest`` was an eval Passed)."""
+    meta = {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.157.1"}
+    running = (
+        "Chunk ID: 740265\nWall time: 10.0 seconds\n"
+        "Process running with session ID 59671\nOriginal token count: 0\nOutput:\n"
+    )
+    items: list[tuple[str, dict[str, Any]]] = [
+        ("session_meta", meta),
+        (
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": "c1",
+                "arguments": json.dumps({"cmd": "pytest -q"}),
+            },
+        ),
+        ("response_item", {"type": "function_call_output", "call_id": "c1", "output": running}),
+        *_exec_call("c2", ["Script running with cell ID 28\nWall time 10.0 seconds\nOutput:\n"]),
+    ]
+    text = "".join(
+        json.dumps({"timestamp": f"2026-09-26T23:06:{i:02d}.000Z", "type": k, "payload": p}) + "\n"
+        for i, (k, p) in enumerate(items)
+    )
+    got = codex.project(CodexSession(T.CODEX_SESSION, [Source("r.jsonl", text)], {}), ACTOR, _never)
+    assert [e.payload["success"] for e in got.events if e.kind == "tool.called"] == [None, None]
+    assert not [e for e in got.events if e.kind in ("eval.finished", "failure.observed")]

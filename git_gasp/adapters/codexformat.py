@@ -151,12 +151,16 @@ def _dumps(value: Any) -> str:
 
 
 def outcome(output: Any) -> tuple[str, bool | None]:
-    """The output's text and whether the call succeeded (None: not said). A
-    code-mode ``exec`` answers with blocks: a ``Script failed`` head, or any
-    of its commands' JSON chunks with a non-zero ``exit_code``, is a failure."""
+    """The output's text and whether the call succeeded (None: not said, as
+    for a command still running). A code-mode ``exec`` answers with blocks: a
+    ``Script failed`` head, or any of its commands' JSON chunks with a non-zero
+    ``exit_code``, is a failure."""
     text = content_text(output) if not isinstance(output, str) else output
     if text.startswith("Script failed"):
         return text, False
+    head = text[:400].split("\nOutput:", 1)[0] if "\nOutput:" in text[:400] else ""
+    if "Process running with session ID" in head or text.startswith("Script running"):
+        return text, None  # not over yet: its exit comes to a later write_stdin or wait
     if isinstance(output, list) and any(_exit_of(block) not in (None, 0) for block in output):
         return text, False
     try:
