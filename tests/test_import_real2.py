@@ -15,6 +15,7 @@ from git_gasp.adapters import claudecode, codex
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.codex import CodexSession
 from git_gasp.adapters.lines import Projection, Source
+from git_gasp.adapters.usage import counted
 from git_gasp.cli.root import main
 from git_gasp.core.event import Actor
 from tests import transcripts as T
@@ -316,3 +317,54 @@ def test_codex_a_command_still_running_is_no_result_and_no_eval() -> None:
     got = codex.project(CodexSession(T.CODEX_SESSION, [Source("r.jsonl", text)], {}), ACTOR, _never)
     assert [e.payload["success"] for e in got.events if e.kind == "tool.called"] == [None, None]
     assert not [e for e in got.events if e.kind in ("eval.finished", "failure.observed")]
+
+
+def test_cc_a_streamed_message_split_by_hook_progress_is_one_message() -> None:
+    """A real 2.1.76 session with a PreToolUse hook writes the hook's
+    ``progress`` line (and 2.1.x attachments) between the lines of one
+    streamed message, before each tool call's line. The message is one
+    ``model.called`` holding both calls, with its final usage; was two, the
+    second "seen again" among the unknown fields of every such session."""
+    m = T.Claude("2.1.76")
+    m.user("Explore the TUI and the web app")
+    first = {"input_tokens": 3, "output_tokens": 10, "cache_creation_input_tokens": 18009}
+    final = {**first, "output_tokens": 606}
+
+    def call(n: str) -> dict[str, Any]:
+        return {
+            "type": "tool_use",
+            "id": f"toolu_{n}",
+            "name": "Agent",
+            "input": {"description": n, "subagent_type": "Explore", "prompt": n},
+        }
+
+    def hook(n: str) -> None:
+        m.add(
+            m._base(
+                "progress",
+                data={
+                    "type": "hook_progress",
+                    "hookEvent": "PreToolUse",
+                    "hookName": "PreToolUse:Agent",
+                    "command": "x",
+                },
+                toolUseID=f"toolu_{n}",
+                parentToolUseID=f"toolu_{n}",
+            )
+        )
+
+    m.assistant("msg_s", [{"type": "text", "text": "Exploring both."}, call("a")], first, stop=None)
+    hook("a")
+    m.add(m._base("attachment", attachment={"type": "total_tokens_reminder", "text": "x"}))
+    m.assistant("msg_s", [call("b")], final, stop="tool_use")
+    hook("b")
+    m.tool_result("toolu_a", "TUI uses Ink.")
+    m.tool_result("toolu_b", "React app.")
+    m.assistant("msg_t", [{"type": "text", "text": "Done."}], T.usage(1, 30))
+    got = _cc(m.text())
+    calls = [e.payload for e in got.events if e.kind == "model.called"]
+    assert len(calls) == 2
+    assert [e.payload["success"] for e in got.events if e.kind == "tool.called"] == [True, True]
+    assert not got.diagnostics.unknown_fields
+    outputs = sum(counts["output"] for _, _, counts in counted(got.events))
+    assert outputs == 606 + 30

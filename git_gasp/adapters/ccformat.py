@@ -117,6 +117,22 @@ def command_request(text: str) -> str | None:
     return f"/{command} {args.group(1).strip()}"
 
 
+def ends_message(value: dict[str, Any], msg_id: str) -> bool:
+    """Whether a line ends the assistant message being gathered: a line of
+    another message or of the conversation does; progress, file snapshots
+    and attachments (but a queued prompt), which 2.1.x writes between a
+    streamed message's lines (a PreToolUse hook's progress before each tool
+    call's line), do not, so the message is one, not one seen again."""
+    kind = value.get("type")
+    msg = value.get("message")
+    if kind == "assistant":
+        return not isinstance(msg, dict) or msg.get("id") != msg_id
+    found = value.get("attachment")
+    if kind == "attachment" and isinstance(found, dict):
+        return found.get("type") == "queued_command"
+    return kind not in ("progress", "file-history-snapshot", "file-history-delta")
+
+
 def queued_prompt(rec: Record, diag: Diagnostics) -> Record | None:
     """An ``attachment`` line as the ``user`` line it stands for, when it is a
     prompt a person typed while the agent worked: 2.1.x records one as type

@@ -143,14 +143,12 @@ class _Walk:
         for rec in active(recs, self.diag, self.em):
             value = rec.value
             uid = value.get("uuid")
-            msg = value.get("message")
-            msg_id = msg.get("id") if isinstance(msg, dict) else None
             if isinstance(uid, str) and uid in self.uuids:
                 self.diag.copied += 1  # a copy of a record seen in a parent or earlier file
                 continue
             if isinstance(uid, str):
                 self.uuids.add(uid)
-            if message is not None and (value.get("type") != "assistant" or msg_id != message.id):
+            if message is not None and F.ends_message(value, message.id):
                 self._flush(message)
                 message = None
             if isinstance(value.get("version"), str):
