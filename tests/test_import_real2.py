@@ -46,10 +46,16 @@ def test_cc_a_prompt_a_hook_stopped_leaves_injected_text_not_a_task() -> None:
     m.user('Operation stopped by hook: Another session is active: "x"\n\nYou can continue here.')
     m.user("Operation stopped by hook")
     m.user("fix tests")
+    # a Stop hook that blocks leaves its reason as a user line too (with no
+    # isMeta in the sessions Entire exported, where it was taken for a prompt)
+    m.user("Stop hook feedback:\nPrompt hook condition was not met: log the session first")
+    m.user("SubagentStop hook feedback: your summary names files that do not exist")
+    m.user('<teammate-message teammate_id="backend-dev">the API is done</teammate-message>')
     m.assistant("msg_h1", [{"type": "text", "text": "Running them."}], T.usage(10, 2))
     got = _cc(m.text())
     assert _tasks(got) == ["fix tests", "fix tests"]
-    assert got.diagnostics.injected["hook output"] == 2
+    assert got.diagnostics.injected["hook output"] == 4
+    assert got.diagnostics.injected["teammate message"] == 1
 
 
 def _command(m: T.Claude, name: str, args: str, message: str | None = None) -> None:

@@ -60,6 +60,9 @@ INJECTED_PREFIXES = (
     ("This session is being continued from a previous conversation", "compaction summary"),
     ("<user-prompt-submit-hook>", "hook output"),
     ("Operation stopped by hook", "hook output"),  # a UserPromptSubmit hook's continue: false
+    ("Stop hook feedback:", "hook output"),  # a Stop hook's block: the reason, as a user line
+    ("SubagentStop hook feedback:", "hook output"),
+    ("<teammate-message", "teammate message"),  # an agent team's member writing to the lead
     ("Base directory for this skill:", "skill text"),
     ("<task-notification>", "task notification"),
 )
