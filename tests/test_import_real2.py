@@ -374,3 +374,67 @@ def test_cc_a_streamed_message_split_by_hook_progress_is_one_message() -> None:
     assert not got.diagnostics.unknown_fields
     outputs = sum(counts["output"] for _, _, counts in counted(got.events))
     assert outputs == 606 + 30
+
+
+def test_codex_the_exit_a_write_stdin_waited_for_is_the_running_command_s_eval() -> None:
+    """The exit of a command that was still running (``Process running with
+    session ID N``) comes to a later ``write_stdin`` on session N (or a
+    poll of it that is still running); the test run's eval is lifted from
+    that exit, for the command that started it, once."""
+    meta = {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.157.1"}
+
+    def chunk(status: str) -> str:
+        head = "Chunk ID: 8c93bf\nWall time: 5.0 seconds\n"
+        return f"{head}{status}\nOriginal token count: 3\nOutput:\n"
+
+    def call(call_id: str, name: str, args: dict[str, Any], output: str) -> list[Any]:
+        return [
+            (
+                "response_item",
+                {
+                    "type": "function_call",
+                    "name": name,
+                    "call_id": call_id,
+                    "arguments": json.dumps(args),
+                },
+            ),
+            (
+                "response_item",
+                {"type": "function_call_output", "call_id": call_id, "output": output},
+            ),
+        ]
+
+    items: list[tuple[str, dict[str, Any]]] = [
+        ("session_meta", meta),
+        *call(
+            "c1",
+            "exec_command",
+            {"cmd": "pytest -q"},
+            chunk("Process running with session ID 59671"),
+        ),
+        *call(
+            "c2",
+            "write_stdin",
+            {"session_id": 59671, "chars": ""},
+            chunk("Process running with session ID 59671"),
+        ),
+        *call(
+            "c3",
+            "write_stdin",
+            {"session_id": 59671, "chars": ""},
+            chunk("Process exited with code 1") + "1 failed\n",
+        ),
+        *call(
+            "c4",
+            "write_stdin",
+            {"session_id": 4242, "chars": "q"},
+            chunk("Process exited with code 0"),
+        ),
+    ]
+    text = "".join(
+        json.dumps({"timestamp": f"2026-09-26T23:07:{i:02d}.000Z", "type": k, "payload": p}) + "\n"
+        for i, (k, p) in enumerate(items)
+    )
+    got = codex.project(CodexSession(T.CODEX_SESSION, [Source("r.jsonl", text)], {}), ACTOR, _never)
+    evals = [e.payload for e in got.events if e.kind == "eval.finished"]
+    assert [(e["status"], e["command"]) for e in evals] == [("Failed", "pytest -q")]

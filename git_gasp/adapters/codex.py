@@ -257,7 +257,7 @@ class _Walk:
             self.em.failure(key, f"tool {tool} failed", text, ms)
             if "rejected" in text.lower() and "user" in text.lower():
                 self.lift.denied(key, node, text, ms)
-        if tool in F.SHELLS:
+        if tool in F.SHELLS or tool == "write_stdin":
             self.lift.shell(key, given, success, text, ms)
         elif tool == "apply_patch" and success:
             self.lift.edited(key, F.PATCH_FILE.findall(given), ms)
