@@ -438,3 +438,64 @@ def test_codex_the_exit_a_write_stdin_waited_for_is_the_running_command_s_eval()
     got = codex.project(CodexSession(T.CODEX_SESSION, [Source("r.jsonl", text)], {}), ACTOR, _never)
     evals = [e.payload for e in got.events if e.kind == "eval.finished"]
     assert [(e["status"], e["command"]) for e in evals] == [("Failed", "pytest -q")]
+
+
+def test_codex_a_code_mode_script_s_apply_patch_edits_are_the_session_s_patch() -> None:
+    """In code mode (a real 0.157.1 session) file edits are made inside an
+    ``exec`` script, ``tools.apply_patch("*** Begin Patch\\n*** Update File:
+    …")``, its newlines escaped in the script's text; the files it names are
+    the session's edits (they were no patch at all). A script that failed
+    edited nothing."""
+    patch = (
+        'text(await tools.apply_patch("*** Begin Patch\\n*** Update File: /r/creg/manifest.lua'
+        '\\n@@\\n-  \\"rt_a\\",\\n*** Add File: /r/docs/NOTES.md\\n+x\\n*** End Patch"));\n'
+        'text(await tools.exec_command({cmd:"git diff --check"}));\n'
+    )
+    done = "Script completed\nWall time 0.6 seconds\nOutput:\n"
+    items: list[tuple[str, dict[str, Any]]] = [
+        ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": "0.157.1"}),
+        (
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "p1",
+                "name": "exec",
+                "input": patch,
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "p1",
+                "output": [{"type": "input_text", "text": done}],
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "p2",
+                "name": "exec",
+                "input": patch.replace("NOTES", "NEVER"),
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "p2",
+                "output": [{"type": "input_text", "text": "Script failed\n"}],
+            },
+        ),
+    ]
+    text = "".join(
+        json.dumps({"timestamp": f"2026-09-26T23:33:{i:02d}.000Z", "type": k, "payload": p}) + "\n"
+        for i, (k, p) in enumerate(items)
+    )
+    got = codex.project(CodexSession(T.CODEX_SESSION, [Source("r.jsonl", text)], {}), ACTOR, _never)
+    [patched] = [e.payload for e in got.events if e.kind == "patch.proposed"]
+    assert "/r/creg/manifest.lua" in patched["summary"] and "/r/docs/NOTES.md" in patched["summary"]
+    assert "NEVER" not in patched["summary"]

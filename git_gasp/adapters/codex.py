@@ -259,8 +259,8 @@ class _Walk:
                 self.lift.denied(key, node, text, ms)
         if tool in F.SHELLS or tool == "write_stdin":
             self.lift.shell(key, given, success, text, ms)
-        elif tool == "apply_patch" and success:
-            self.lift.edited(key, F.PATCH_FILE.findall(given), ms)
+        elif tool in ("apply_patch", "exec") and success:
+            self.lift.edited(key, F.patched(tool, given), ms)
         elif tool == "spawn_agent":
             self._spawn(text, given, ms, frame)
 

@@ -192,3 +192,14 @@ def _exit_of(block: Any) -> int | None:
         return None
     code = chunk.get("exit_code") if isinstance(chunk, dict) else None
     return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def patched(tool: str, given: str) -> list[str]:
+    """The files a successful edit names: ``apply_patch``'s own patch, or the
+    patches a code-mode ``exec`` script hands ``tools.apply_patch`` (a string
+    in the script, its newlines escaped)."""
+    if tool == "exec":
+        if "tools.apply_patch(" not in given:
+            return []
+        given = given.replace("\\n", "\n")
+    return PATCH_FILE.findall(given)
