@@ -21,7 +21,9 @@ SUBAGENT_TOOLS = ("Agent", "Task")
 IGNORED_TYPES = frozenset(
     "summary file-history-snapshot queue-operation progress attachment ai-title custom-title "
     "last-prompt agent-name mode permission-mode pr-link file-history-delta agent-color "
-    "agent-setting tag worktree-state".split()
+    "agent-setting tag worktree-state bridge-session atis-latch relocated cost-state frame-link "
+    "content-replacement history-suppression artifact-comment-monitor "
+    "artifact-autoreact-ledger".split()
 )
 IGNORED_SYSTEM = frozenset(
     "turn_duration stop_hook_summary local_command away_summary informational".split()
@@ -34,7 +36,13 @@ KNOWN_FIELDS = frozenset(
     "apiErrorStatus subtype content level compactMetadata retryInMs retryAttempt maxRetries "
     "toolUseID summary leafUuid messageId snapshot isSnapshotUpdate operation attachment "
     "agentName data parentToolUseID effort attributionAgent attributionSkill attributionPlugin "
-    "thinkingMetadata todos imagePasteIds errorDetails".split()
+    "thinkingMetadata todos imagePasteIds errorDetails "
+    # session metadata records' own fields, and what 2.1.28x lines carry
+    "aiTitle customTitle lastPrompt mode atis bridgeSessionId lastSequenceNum "
+    "ownerAccountUuid ownerOrganizationUuid session_id rendered renderedRole promptSource "
+    "turnOrigin turnPosition advisorModel apiBlockIndex attributionMcpServer "
+    "attributionMcpTool perTurnEffort serverClassifierContext serverClassifierRequest "
+    "wireToolInputs relocatedCwd worktreeSession".split()
 )
 INJECTED_PREFIXES = (
     ("<system-reminder>", "system reminder"),
@@ -51,8 +59,21 @@ INJECTED_PREFIXES = (
     ("[Request interrupted", "interrupt marker"),
     ("This session is being continued from a previous conversation", "compaction summary"),
     ("<user-prompt-submit-hook>", "hook output"),
+    ("Operation stopped by hook", "hook output"),  # a UserPromptSubmit hook's continue: false
+    ("Stop hook feedback:", "hook output"),  # a Stop hook's block: the reason, as a user line
+    ("SubagentStop hook feedback:", "hook output"),
+    ("<teammate-message", "teammate message"),  # an agent team's member writing to the lead
     ("Base directory for this skill:", "skill text"),
     ("<task-notification>", "task notification"),
+)
+COMMAND = re.compile(r"<command-name>/?([^<]*)</command-name>")
+COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+# built-in commands whose arguments set something rather than ask the model for work
+SETTING_COMMANDS = frozenset(
+    "add-dir agents bashes clear color compact config context cost doctor effort exit export "
+    "fast feedback help hooks ide keybindings login logout mcp memory model output-style "
+    "permissions plugin plugins privacy-settings release-notes rename resume rewind sandbox "
+    "skills status statusline terminal-setup theme todos upgrade usage vim".split()
 )
 AGENT_ID = re.compile(r"agentId: ([\w-]+)")
 DENIED = ("doesn't want to proceed with this tool use", "Permission to use", "permission denied")
@@ -70,8 +91,8 @@ def injected_flag(value: dict[str, Any]) -> str | None:
         return "transcript only"
     if value.get("sourceToolUseID"):
         return "skill text"
-    origin = value.get("origin")
-    if isinstance(origin, dict) and origin.get("kind"):
+    origin = value.get("origin")  # 2.1.28x stamps a typed prompt {"kind": "human"}
+    if isinstance(origin, dict) and origin.get("kind") and origin["kind"] != "human":
         return f"origin {origin['kind']}"
     return None
 
@@ -82,6 +103,37 @@ def injected_text(text: str) -> str | None:
         if stripped.startswith(prefix):
             return why
     return None if stripped else "empty"
+
+
+def command_request(text: str) -> str | None:
+    """What a person asked for with a slash command: ``/name args`` when the
+    line names a command with arguments that is not a built-in setting
+    (``/autoresearch make the TUI match``, a skill or custom command, whose
+    text follows as an isMeta line). None for a command without arguments
+    and for anything else."""
+    name, args = COMMAND.search(text), COMMAND_ARGS.search(text)
+    if name is None or args is None or not args.group(1).strip():
+        return None
+    command = name.group(1).strip()
+    if not command or command in SETTING_COMMANDS:
+        return None
+    return f"/{command} {args.group(1).strip()}"
+
+
+def ends_message(value: dict[str, Any], msg_id: str) -> bool:
+    """Whether a line ends the assistant message being gathered: a line of
+    another message or of the conversation does; progress, file snapshots
+    and attachments (but a queued prompt), which 2.1.x writes between a
+    streamed message's lines (a PreToolUse hook's progress before each tool
+    call's line), do not, so the message is one, not one seen again."""
+    kind = value.get("type")
+    msg = value.get("message")
+    if kind == "assistant":
+        return not isinstance(msg, dict) or msg.get("id") != msg_id
+    found = value.get("attachment")
+    if kind == "attachment" and isinstance(found, dict):
+        return found.get("type") == "queued_command"
+    return kind not in ("progress", "file-history-snapshot", "file-history-delta")
 
 
 def queued_prompt(rec: Record, diag: Diagnostics) -> Record | None:

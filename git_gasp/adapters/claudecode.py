@@ -143,14 +143,12 @@ class _Walk:
         for rec in active(recs, self.diag, self.em):
             value = rec.value
             uid = value.get("uuid")
-            msg = value.get("message")
-            msg_id = msg.get("id") if isinstance(msg, dict) else None
             if isinstance(uid, str) and uid in self.uuids:
                 self.diag.copied += 1  # a copy of a record seen in a parent or earlier file
                 continue
             if isinstance(uid, str):
                 self.uuids.add(uid)
-            if message is not None and (value.get("type") != "assistant" or msg_id != message.id):
+            if message is not None and F.ends_message(value, message.id):
                 self._flush(message)
                 message = None
             if isinstance(value.get("version"), str):
@@ -292,11 +290,15 @@ class _Walk:
             elif kind == "image":
                 images += 1
             elif kind == "text" and isinstance(block.get("text"), str):
-                why = flag or F.injected_text(block["text"])
+                said = block["text"]
+                why = flag or F.injected_text(said)
+                request = F.command_request(said) if why == "slash command" else None
+                if request is not None:
+                    why, said = None, request
                 if why is None and child:
                     why = "subagent prompt"
                 if why is None:
-                    human.append(block["text"])
+                    human.append(said)
                 else:
                     self.diag.injected[why] += 1
                     if why == "interrupt marker":

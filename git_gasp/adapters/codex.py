@@ -113,7 +113,7 @@ class _Walk:
             if kind == "response_item":
                 self._item(payload, key, ms, frame, rec.line)
             elif kind == "event_msg":
-                self._event(payload, key, ms)
+                self._event(payload, key, ms, frame)
             elif kind == "session_meta":
                 self.diag.recognised += 1
                 if isinstance(payload.get("cli_version"), str):
@@ -257,10 +257,10 @@ class _Walk:
             self.em.failure(key, f"tool {tool} failed", text, ms)
             if "rejected" in text.lower() and "user" in text.lower():
                 self.lift.denied(key, node, text, ms)
-        if tool in F.SHELLS:
+        if tool in F.SHELLS or tool == "write_stdin":
             self.lift.shell(key, given, success, text, ms)
-        elif tool == "apply_patch" and success:
-            self.lift.edited(key, F.PATCH_FILE.findall(given), ms)
+        elif tool in ("apply_patch", "exec") and success:
+            self.lift.edited(key, F.patched(tool, given), ms)
         elif tool == "spawn_agent":
             self._spawn(text, given, ms, frame)
 
@@ -301,12 +301,12 @@ class _Walk:
 
     # -- event messages -------------------------------------------------------------
 
-    def _event(self, payload: dict[str, Any], key: str, ms: int) -> None:
+    def _event(self, payload: dict[str, Any], key: str, ms: int, frame: str | None) -> None:
         kind = payload.get("type")
         typed = F.typed_prompt({"type": "event_msg", "payload": payload})
         if typed is not None:
             self._flush()
-            why = F.injected(typed)
+            why = F.injected(typed) or ("subagent" if frame is not None else None)
             if why is None:
                 self._task(key, typed, ms)
             else:

@@ -151,8 +151,18 @@ def _dumps(value: Any) -> str:
 
 
 def outcome(output: Any) -> tuple[str, bool | None]:
-    """The output's text and whether the call succeeded (None: not said)."""
+    """The output's text and whether the call succeeded (None: not said, as
+    for a command still running). A code-mode ``exec`` answers with blocks: a
+    ``Script failed`` head, or any of its commands' JSON chunks with a non-zero
+    ``exit_code``, is a failure."""
     text = content_text(output) if not isinstance(output, str) else output
+    if text.startswith("Script failed"):
+        return text, False
+    head = text[:400].split("\nOutput:", 1)[0] if "\nOutput:" in text[:400] else ""
+    if "Process running with session ID" in head or text.startswith("Script running"):
+        return text, None  # not over yet: its exit comes to a later write_stdin or wait
+    if isinstance(output, list) and any(_exit_of(block) not in (None, 0) for block in output):
+        return text, False
     try:
         parsed = json.loads(text) if text.startswith("{") else None
     except (ValueError, RecursionError):
@@ -169,3 +179,27 @@ def outcome(output: Any) -> tuple[str, bool | None]:
     if low.startswith(("error", "failed", "aborted")) or "rejected by user" in low:
         return text, False
     return text, True
+
+
+def _exit_of(block: Any) -> int | None:
+    """The ``exit_code`` a code-mode output block's JSON chunk carries."""
+    raw = block.get("text") if isinstance(block, dict) else None
+    if not isinstance(raw, str) or not raw.startswith("{"):
+        return None
+    try:
+        chunk = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    code = chunk.get("exit_code") if isinstance(chunk, dict) else None
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def patched(tool: str, given: str) -> list[str]:
+    """The files a successful edit names: ``apply_patch``'s own patch, or the
+    patches a code-mode ``exec`` script hands ``tools.apply_patch`` (a string
+    in the script, its newlines escaped)."""
+    if tool == "exec":
+        if "tools.apply_patch(" not in given:
+            return []
+        given = given.replace("\\n", "\n")
+    return PATCH_FILE.findall(given)

@@ -237,6 +237,8 @@ def codex_sessions(paths: Iterable[str], found: Found | None = None) -> list[Cod
     found = found or Found(strict=True)
     threads: dict[str, list[Source]] = {}
     parents: dict[str, str] = {}
+    reviews: dict[object, str] = {}  # when a review began -> the thread that began it
+    unplaced: dict[str, object] = {}  # a subagent naming no parent -> when it began
     for path in expand(paths, CODEX_SUFFIXES, found):
         if (source := found.read(path)) is None:
             continue
@@ -245,9 +247,16 @@ def codex_sessions(paths: Iterable[str], found: Found | None = None) -> list[Cod
         if not isinstance(thread, str):
             thread = _thread_of_name(os.path.basename(path))
         threads.setdefault(thread, []).append(source)
+        for began in _reviews_begun(source):
+            reviews.setdefault(began, thread)
         parent = _parent_thread(meta)
         if parent is not None:
             parents[thread] = parent
+        elif _is_subagent(meta):
+            unplaced[thread] = meta.get("timestamp")
+    for thread, began in unplaced.items():  # a /review's reviewer names only "review"
+        if reviews.get(began, thread) != thread:
+            parents[thread] = reviews[began]
     roots = {thread: _root(thread, parents, threads) for thread in threads}
     out = []
     for thread, sources in threads.items():
@@ -287,14 +296,37 @@ def _session_meta(source: Source) -> dict[str, object]:
     return payload if kind == "session_meta" and isinstance(payload, dict) else {}
 
 
+def _reviews_begun(source: Source) -> list[object]:
+    """The times a rollout's ``entered_review_mode`` events were written: the
+    reviewer thread a ``/review`` starts (``source: {"subagent": "review"}``,
+    Codex 0.7x) names no parent, but its session meta carries that time."""
+    out: list[object] = []
+    for line in source.text.splitlines() if "entered_review_mode" in source.text else ():
+        if "entered_review_mode" not in line:
+            continue
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        kind, payload = enveloped(value) if isinstance(value, dict) else (None, None)
+        if kind == "event_msg" and isinstance(payload, dict):
+            if payload.get("type") == "entered_review_mode" and isinstance(value, dict):
+                out.append(value.get("timestamp"))
+    return out
+
+
+def _is_subagent(meta: dict[str, object]) -> bool:
+    source = meta.get("source")
+    return meta.get("thread_source") == "subagent" or (
+        isinstance(source, dict) and "subagent" in source
+    )
+
+
 def _parent_thread(meta: dict[str, object]) -> str | None:
     """A subagent thread's parent: ``source.subagent`` names it (searched for a
     ``parent_thread_id``), else ``forked_from_id`` of a subagent thread."""
     source = meta.get("source")
-    child = meta.get("thread_source") == "subagent" or (
-        isinstance(source, dict) and "subagent" in source
-    )
-    if not child:
+    if not _is_subagent(meta):
         return None
     stack: list[object] = [source]
     while stack:

@@ -5,7 +5,8 @@ imply them. Each rule can be turned off (``gasp.importLift``):
 
 - ``eval``: a shell command matching a test/build pattern becomes
   ``eval.finished``, Passed or Failed from its exit code (a command whose
-  exit the transcript does not show is not lifted);
+  exit the transcript does not show is not lifted; a Codex command still
+  running is lifted from the exit a later ``write_stdin`` reads);
 - ``patch``: the session's file edits become one ``patch.proposed`` (at
   the first edit) with the touched paths; later paths update it;
 - ``commit``: a successful ``git commit`` whose output names the commit
@@ -39,6 +40,8 @@ EVAL_PATTERNS = (
     r"\bmypy\b",
     r"\bruff check\b",
 )
+_RUNNING = re.compile(r"^Process running with session ID (\d+)$", re.MULTILINE)
+_POLLED = re.compile(r'"session_id": (\d+)')  # a Codex write_stdin's arguments
 _COMMIT = re.compile(r"^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)$", re.MULTILINE)
 
 
@@ -62,10 +65,21 @@ class Lifter:
         self.patch_id = emitter.node("patch", "session-edits")
         self.paths: list[str] = []
         self._patch_open = emitter.exists(("session-edits",), "patch.proposed")
+        self._running: dict[str, str] = {}  # a Codex session still running -> its command
 
     def shell(self, key: str, command: str, success: bool | None, output: str, ms: int) -> None:
-        """A shell command that ran: maybe an eval, maybe a commit."""
+        """A shell command that ran: maybe an eval, maybe a commit. A Codex
+        command still running when it answered is lifted from the exit a later
+        ``write_stdin`` on its session reads, as the command that started it."""
+        polled = _POLLED.search(command) if command.startswith("{") else None
+        if polled is not None:
+            started = self._running.pop(polled.group(1), None)
+            if started is None:
+                return  # input to a session whose start this walk did not see
+            command = started
         if success is None:
+            if running := _RUNNING.search(output[:400]):
+                self._running[running.group(1)] = command
             return
         if "eval" in self.config.rules and any(p.search(command) for p in self._evals):
             patch = self.patch_id if self._patch_open else None
