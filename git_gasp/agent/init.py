@@ -206,7 +206,7 @@ def _commit_layout(directory: str, agent_id: str, written: list[str]) -> None:
         git.run(directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode())
     except git.GitError as exc:
         raise GaspError(
-            f"the layout is written and staged, but git could not commit it: {exc.message}",
+            f"the layout is written and staged, but git could not commit it: {exc.reason()}",
             "fix that (e.g. git config user.name / user.email), then run: git commit",
         ) from None
 

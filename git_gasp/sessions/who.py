@@ -137,7 +137,7 @@ def _blame(root: str, path: str, line: int | None) -> bytes:
         if "not a git repository" in message:
             raise  # git's own error, with the shell's hint for it
         hint = "name a file committed at HEAD (and a line in it)"
-        raise GaspError(message, hint, USAGE) from None
+        raise GaspError(exc.reason(), hint, USAGE) from None
 
 
 def who(root: str, target: str) -> Who:

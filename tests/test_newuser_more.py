@@ -1,0 +1,113 @@
+"""A new user's mistakes, the second pass (issue h23u): git's reason kept on
+git-gasp's one line, the onboarding hint only where onboarding would help,
+bare repositories named as such, and ``init`` saying which directories it
+made. Every test drives the real git through the CLI.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from git_gasp.git.process import one_line
+from tests.conftest import git, run_cli
+
+
+def agent_repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    repo = tmp_path / "agent"
+    assert run_cli(capsys, "init", "--agent-id", "a", str(repo))[0] == 0
+    return repo
+
+
+def failing_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *lines: str) -> None:
+    """Every repository's pre-commit hook (git's core.hooksPath, from the
+    environment) prints ``lines`` to stderr and refuses."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    hook = hooks / "pre-commit"
+    echoes = "".join(f"echo {shlex.quote(line)} >&2\n" for line in lines)
+    hook.write_text(f"#!/bin/sh\n{echoes}exit 1\n")
+    hook.chmod(0o755)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "core.hooksPath")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", str(hooks))
+
+
+def test_a_hooks_reason_on_its_second_line_reaches_the_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    failing_hooks(tmp_path, monkeypatch, "Running lint...", "foo.py:3: E501 line too long")
+    code, out, err = run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "done")
+    assert code == 2 and not out and err.count("\n") == 2, err
+    # was "the boundary commit failed: Running lint..." and the reason lost
+    assert err.splitlines()[0] == (
+        "error: the boundary commit failed: Running lint...; foo.py:3: E501 line too long"
+    )
+
+
+def test_init_whose_commit_git_refuses_says_why_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failing_hooks(tmp_path, monkeypatch, "policy:", "", "  no agents on this machine")
+    code, out, err = run_cli(capsys, "init", "--agent-id", "a", str(tmp_path / "agent"))
+    assert code == 2 and not out
+    assert err.count("\n") == 2, err  # was git's three lines inside the error line
+    assert err.startswith(
+        "error: the layout is written and staged, but git could not commit it: "
+        "policy:; no agents on this machine\nhint: "
+    )
+    monkeypatch.delenv("GIT_CONFIG_COUNT")
+    assert git(tmp_path / "agent", "commit", "-q", "-m", "init agent a") == ""  # as the hint says
+
+
+def test_a_bad_config_value_is_said_without_gits_fatal_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    git(repo, "config", "gasp.maxFileBytes", "lots")
+    code, out, err = run_cli(capsys, "status", "-C", str(repo))
+    assert code == 2 and not out and err.count("\n") == 2
+    # was "error: fatal: bad numeric config value ..."
+    assert err.startswith("error: bad numeric config value 'lots' for 'gasp.maxfilebytes'"), err
+    shown = re.search(r"git config --show-origin [\w.]+", err)
+    assert shown and git(repo, *shlex.split(shown.group())[1:]).endswith("lots\n")
+
+
+@pytest.mark.parametrize(
+    ("said", "line"),
+    [
+        (  # a fetch: both of git's reasons, not its advice
+            "fatal: 'x' does not appear to be a git repository\n"
+            "fatal: Could not read from remote repository.\n\n"
+            "Please make sure you have the correct access rights\nand the repository exists.\n",
+            "'x' does not appear to be a git repository; Could not read from remote repository.",
+        ),
+        (  # the files a checkout would overwrite, joined to the line that lists them
+            "error: Your local changes to the following files would be overwritten by checkout:\n"
+            "\ta.txt\n\tb.txt\nPlease commit your changes or stash them.\nAborting\n",
+            "Your local changes to the following files would be overwritten by checkout: "
+            "a.txt, b.txt",
+        ),
+        (  # what git printed before its reason is left out
+            "To ../server.git\nerror: src refspec nope does not match any\n",
+            "src refspec nope does not match any",
+        ),
+        ("one\n\ntwo\nhint: see x\nthree\nfour\nfive\n", "one; two; three (and 2 more lines)"),
+        ("fatal: a\x1b[2Jb\r\nerror: a\x1b[2Jb\n", "a\x1b[2Jb"),  # escaped when printed
+        ("\n\n", "git failed"),
+    ],
+    ids=["fetch", "checkout", "push", "hook", "repeated", "empty"],
+)
+def test_gits_message_on_one_line_keeps_its_reason(said: str, line: str) -> None:
+    assert one_line(said) == line
+    assert "\n" not in one_line(said)
+
+
+def test_gits_message_on_one_line_is_bounded() -> None:
+    shown = one_line("fatal: " + "x" * 5000)
+    assert len(shown) == 300 and shown.endswith("…")
