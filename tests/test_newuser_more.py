@@ -111,3 +111,55 @@ def test_gits_message_on_one_line_keeps_its_reason(said: str, line: str) -> None
 def test_gits_message_on_one_line_is_bounded() -> None:
     shown = one_line("fatal: " + "x" * 5000)
     assert len(shown) == 300 and shown.endswith("…")
+
+
+def edited_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A new agent whose second commit edits the log's first line: an
+    ordinary bad append, which no onboarding push would take."""
+    repo = agent_repo(tmp_path, capsys)
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    assert run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "done")[0] == 0
+    log = repo / "state" / "events.jsonl"
+    log.write_bytes(log.read_bytes().replace(b'"t"', b'"T"', 1))
+    git(repo, "commit", "-q", "--no-verify", "-am", "an edited line")
+    return repo
+
+
+def test_an_ordinary_bad_append_to_an_empty_server_gets_no_onboarding_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_hooks import bare_server, push
+
+    repo = edited_history(tmp_path, capsys)
+    server = bare_server(tmp_path, capsys)
+    result = push(repo, f"file://{server}", "--no-verify", "HEAD:refs/heads/main")
+    assert result.returncode == 1 and "[append-only]" in result.stderr
+    assert "gasp.onboard" not in result.stderr, result.stderr  # onboarding would refuse it too
+    result = push(repo, f"file://{server}", "--no-verify", "-o", "gasp.onboard", "HEAD:main")
+    assert result.returncode == 1 and "[append-only]" in result.stderr  # as it would have
+
+
+def test_a_refused_first_push_names_onboarding_only_when_it_would_take_the_push(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from tests.test_hooks import bare_server, push
+
+    repo = edited_history(tmp_path, capsys)
+    code, _, err = run_cli(capsys, "hooks", "install", "--python", sys.executable, "-C", str(repo))
+    assert code == 0, err
+    git(repo, "remote", "add", "origin", str(bare_server(tmp_path, capsys)))
+    result = push(repo, "origin", "HEAD:refs/heads/main")
+    assert result.returncode == 1 and "push refused: 1 violation" in result.stderr
+    assert "gasp.onboard" not in result.stderr, result.stderr  # was "onboard it in one push"
+    git(repo, "reset", "-q", "--hard", "HEAD~1")  # the edit gone: a fact of an old format
+    with open(repo / "memory" / "facts.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"fact": "an old format"}\n')
+    git(repo, "commit", "-q", "--no-verify", "-am", "memory: an old fact")
+    result = push(repo, "origin", "HEAD:refs/heads/main")
+    assert result.returncode == 1 and "[facts]" in result.stderr
+    shown = re.search(r"onboard it in one push: (git push [^(]*) \(", result.stderr)
+    assert shown, result.stderr  # onboarding takes this one: the hint, as written, works
+    argv = shlex.split(shown.group(1).replace("<branch>", "HEAD:refs/heads/main"))
+    assert git(repo, *argv[1:]) == ""
