@@ -163,3 +163,41 @@ def test_a_refused_first_push_names_onboarding_only_when_it_would_take_the_push(
     assert shown, result.stderr  # onboarding takes this one: the hint, as written, works
     argv = shlex.split(shown.group(1).replace("<branch>", "HEAD:refs/heads/main"))
     assert git(repo, *argv[1:]) == ""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status"],
+        ["fold"],
+        ["nodes"],
+        ["check"],
+        ["run", "status"],
+        ["identity", "verify"],
+        ["record", "goal", "--title", "g"],
+    ],
+    ids=lambda argv: "-".join(argv[:2]),
+)
+def test_a_bare_repository_is_named_with_a_command_that_reads_it(
+    argv: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    bare = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    monkeypatch.chdir(bare)
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and not out and err.count("\n") == 2, err
+    # was "AGENT.md missing", "cannot read ./state/events.jsonl", or check's seven failures
+    assert err.startswith(f"error: {bare}: a bare repository: no work tree holds the agent's")
+    shown = re.search(r"(git gasp restore .*) DIR && cd DIR && (git gasp [^(]*) \(", err)
+    assert shown and shown.group(2).split()[2:] == argv[: len(shown.group(2).split()) - 2], err
+    dest = tmp_path / "restored"
+    restore = shlex.split(shown.group(1))[2:]
+    assert run_cli(capsys, *restore, str(dest), "--quiet")[0] == 0  # the hint, as written, works
+    monkeypatch.chdir(dest)
+    assert run_cli(capsys, *argv)[0] == 0
+    runs = re.search(r"(git gasp runs -C \S+)\)", err)
+    assert runs and run_cli(capsys, *shlex.split(runs.group(1))[2:])[0] == 0

@@ -6,7 +6,7 @@ import click
 
 from git_gasp import output
 from git_gasp.cli import paging
-from git_gasp.cli.options import JSON, REPO, none_found, repo_root, run_filters
+from git_gasp.cli.options import JSON, REPO, agent_root, none_found, repo_root, run_filters
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
@@ -50,7 +50,7 @@ def runs(
     from git_gasp.git.runhistory import run_commits_dated
     from git_gasp.view.story import work_tree_goal_titles
 
-    root = repo_root(repo)
+    root = agent_root(repo)  # a bare repository's history too
     found = run_commits_dated(root, rev_range, since, until)
     titles = work_tree_goal_titles(root) if found else {}
     found = select_runs(found, goal, outcome, limit, titles)
