@@ -6,6 +6,7 @@ made. Every test drives the real git through the CLI.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -201,3 +202,34 @@ def test_a_bare_repository_is_named_with_a_command_that_reads_it(
     assert run_cli(capsys, *argv)[0] == 0
     runs = re.search(r"(git gasp runs -C \S+)\)", err)
     assert runs and run_cli(capsys, *shlex.split(runs.group(1))[2:])[0] == 0
+
+
+def test_init_names_the_directories_it_made_as_git_init_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q", "plain/a/b")  # git makes the parents, and says where
+    assert (tmp_path / "plain" / "a").is_dir()
+    code, out, _ = run_cli(capsys, "init", "--agent-id", "a", "agnets/new")  # a typo
+    made = f"{tmp_path / 'agnets'}, {tmp_path / 'agnets' / 'new'}"
+    assert code == 0 and out.startswith(
+        f"initialized agent a in agnets/new (new directories: {made}): "
+    )
+    (tmp_path / "there").mkdir()
+    code, out, _ = run_cli(capsys, "init", "--agent-id", "a", "there", "--json")
+    assert code == 0 and json.loads(out)["created"] == []
+    code, out, _ = run_cli(capsys, "init", "--agent-id", "a", "one")
+    assert code == 0 and f"in one (new directory: {tmp_path / 'one'}): " in out
+
+
+def test_init_refused_for_want_of_an_identity_leaves_no_directory_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.useConfigOnly")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "true")
+    code, _, err = run_cli(capsys, "init", "--agent-id", "a", str(tmp_path / "x" / "y" / "z"))
+    assert code == 2 and "nothing was written" in err
+    assert not (tmp_path / "x").exists()  # was x/ and x/y/ left behind
