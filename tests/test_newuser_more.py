@@ -233,3 +233,33 @@ def test_init_refused_for_want_of_an_identity_leaves_no_directory_behind(
     code, _, err = run_cli(capsys, "init", "--agent-id", "a", str(tmp_path / "x" / "y" / "z"))
     assert code == 2 and "nothing was written" in err
     assert not (tmp_path / "x").exists()  # was x/ and x/y/ left behind
+
+
+@pytest.mark.parametrize(
+    ("text", "seen"),
+    [
+        ("hello\n", "1 corrupt line (line 1: not JSON (Expecting value))"),
+        (
+            '{"type": "x"}\n\n{"type": "y"}\n{"type": "x"}\n',
+            "3 records of types it does not know (x, y); 1 blank line",
+        ),
+    ],
+    ids=["not-json", "unknown-types"],
+)
+def test_an_import_of_no_transcript_says_what_it_read(
+    text: str, seen: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    path = tmp_path / "notes.jsonl"
+    path.write_text(text)
+    for extra in ([], ["--json"]):
+        argv = ["import", "claude-code", "--repo", str(repo), str(path), *extra]
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 1 and not out and err.count("\n") == 2, err
+        # the hint said "`--json` lists what was seen", and --json printed nothing more
+        assert err.startswith(
+            f"error: {path}: nothing in it is a claude-code record this projector "
+            f"recognises: {seen}\n"
+        )
+        assert "--json" not in err
+        assert "git gasp import claude-code --project DIR" in err.splitlines()[1]
