@@ -263,3 +263,38 @@ def test_an_import_of_no_transcript_says_what_it_read(
         )
         assert "--json" not in err
         assert "git gasp import claude-code --project DIR" in err.splitlines()[1]
+
+
+@pytest.mark.parametrize(
+    "argv", [["fold"], ["nodes"], ["snapshot"], ["show", "goal_1"], ["lineage", "goal_1"]]
+)
+def test_reading_the_graph_outside_an_agent_names_init(
+    argv: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and not out and err.count("\n") == 2, err
+    # was "state/events.jsonl: cannot read ./state/events.jsonl: No such file or directory"
+    assert err.startswith("error: .: not an agent repository (no AGENT.md or state/)\n")
+    shown = re.search(r"git gasp init --agent-id ID", err)
+    assert shown and run_cli(capsys, "init", "--agent-id", "a")[0] == 0  # as the hint says
+    code, _, err = run_cli(capsys, *argv)  # the graph is read (show: goal_1 is unknown)
+    assert code in (0, 2) and "not an agent repository" not in err
+
+
+def test_a_snapshot_of_an_empty_log_says_what_to_record_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    code, out, err = run_cli(capsys, "snapshot", "-C", str(repo))
+    assert code == 2 and not out and err.count("\n") == 2  # was the error alone
+    shown = re.search(r"git gasp run start --task TEXT", err)
+    assert shown and err.startswith("error: the log is empty: nothing to snapshot\nhint: ")
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    code, out, _ = run_cli(capsys, "snapshot", "-C", str(repo))
+    assert code == 0 and out.startswith("snapshots/")

@@ -338,7 +338,7 @@ def snapshot(at: str | None, prune: bool, repo: str | None, as_json: bool) -> in
         text = "\n".join(f"removed {p} (its log prefix changed)" for p in removed)
         emit(as_json, {"removed": removed}, text or "no stale snapshots")
         return OK
-    path = write_snapshot(repo_root(repo), at)
+    path = write_snapshot(agent_repo_root(repo), at)
     emit(as_json, {"path": path}, path)
     return OK
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from git_gasp import __version__, output
-from git_gasp.cli.options import JSON, PATH, REPO, not_empty, one_path, repo_root
+from git_gasp.cli.options import JSON, PATH, REPO, agent_repo_root, not_empty, one_path, repo_root
 from git_gasp.errors import FINDINGS, OK
 
 
@@ -71,7 +71,7 @@ def fold_cmd(
     """Fold the event log at PATH into the graph and summarize it."""
     from git_gasp.restore.folding import fold_repo, graph_text, write_graph
 
-    root = repo_root(one_path(path, repo))
+    root = agent_repo_root(one_path(path, repo))
     if graph_out is not None and graph_out != "-":
         from git_gasp.store.outfile import check_target
 
