@@ -298,3 +298,19 @@ def test_a_snapshot_of_an_empty_log_says_what_to_record_first(
     assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
     code, out, _ = run_cli(capsys, "snapshot", "-C", str(repo))
     assert code == 0 and out.startswith("snapshots/")
+
+
+def test_a_grouped_refusal_says_its_findings_differ(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    with open(repo / "state" / "events.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"bad": 1}\n')  # one line, ten findings: each envelope field it lacks...
+    git(repo, "commit", "-q", "--no-verify", "-am", "a line by hand")
+    code, out, _ = run_cli(capsys, "validate", "-C", str(repo), "HEAD~1..HEAD")
+    assert code == 1
+    (line,) = [line for line in out.splitlines() if "[envelope]" in line]
+    # was "10× [envelope] ... missing envelope field `id` (hint: ...)": ten times `id`?
+    assert "missing envelope field `id` (and 9 other messages, e.g. missing envelope " in line
+    code, out, _ = run_cli(capsys, "validate", "--all", "-C", str(repo), "HEAD~1..HEAD")
+    assert sum("[envelope]" in line for line in out.splitlines()) == 10  # each, one by one
