@@ -343,3 +343,22 @@ def test_status_of_an_identity_edited_on_disk_names_its_approval(
     assert code == 1 and undo, err
     git(repo, *shlex.split(undo.group(1))[1:])
     assert run_cli(capsys, "status")[0] == 0
+
+
+def test_an_import_run_inside_an_agent_repository_names_repo_dot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests import transcripts as T
+
+    monkeypatch.delenv("GASP_AGENT_REPO", raising=False)
+    repo = agent_repo(tmp_path, capsys)
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_text(T.claude_session("2.1.173")[0])
+    monkeypatch.chdir(repo)
+    code, _, err = run_cli(capsys, "import", "claude-code", str(path))
+    assert code == 2 and err.startswith("error: no agent repository to import into\n")
+    assert "(this directory is one: --repo .)" in err  # was only "create one with: ..."
+    assert run_cli(capsys, "import", "claude-code", "--repo", ".", str(path))[0] == 0
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(capsys, "import", "claude-code", str(path))
+    assert code == 2 and "git gasp init --agent-id ID PATH" in err  # elsewhere: as before
