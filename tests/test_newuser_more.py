@@ -362,3 +362,22 @@ def test_an_import_run_inside_an_agent_repository_names_repo_dot(
     monkeypatch.chdir(tmp_path)
     code, _, err = run_cli(capsys, "import", "claude-code", str(path))
     assert code == 2 and "git gasp init --agent-id ID PATH" in err  # elsewhere: as before
+
+
+def test_a_path_to_close_with_is_named_from_the_agents_top(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    (repo / "src").mkdir()
+    (repo / "src" / "a.py").write_text("x = 1\n")
+    monkeypatch.chdir(repo / "src")
+    assert run_cli(capsys, "run", "start", "--task", "t")[0] == 0
+    code, out, err = run_cli(capsys, "run", "close", "--outcome", "done", "a.py")
+    assert code == 2 and not out and err.count("\n") == 2
+    assert err.startswith(f"error: a.py: no such file in the agent repository {repo}\n")
+    shown = re.search(r"as (git -C \S+ status --short) shows them", err)  # was "check the path"
+    assert shown, err
+    listed = git(repo / "src", *shlex.split(shown.group(1))[1:])
+    assert "?? src/" in listed
+    assert run_cli(capsys, "run", "close", "--outcome", "done", "src/a.py")[0] == 0
+    assert "src/a.py" in git(repo, "show", "--name-only", "--format=", "HEAD")

@@ -356,7 +356,16 @@ def _check_paths(root: str, paths: Sequence[str]) -> None:
                 USAGE,
             )
         if not os.path.lexists(os.path.join(root, path)) and not git.tracked(root, [path]):
-            raise GaspError(f"{path}: no such file", "check the path", USAGE)
+            where = (
+                f"git -C {shlex.quote(root)} status --short"
+                if root != "."
+                else "git status --short"
+            )
+            raise GaspError(
+                f"{path}: no such file in the agent repository {root}",
+                f"name paths from its top, as {where} shows them",
+                USAGE,
+            )
     ignored = git.ignored(root, paths) if paths else []
     for path in paths:
         norm = os.path.normpath(path)
