@@ -381,3 +381,33 @@ def test_a_path_to_close_with_is_named_from_the_agents_top(
     assert "?? src/" in listed
     assert run_cli(capsys, "run", "close", "--outcome", "done", "src/a.py")[0] == 0
     assert "src/a.py" in git(repo, "show", "--name-only", "--format=", "HEAD")
+
+
+@pytest.mark.parametrize(
+    ("argv", "error", "command"),
+    [
+        (
+            ["completion"],
+            "Missing argument '{bash|zsh|fish}'. Choose from: bash, zsh, fish",
+            "completion",
+        ),
+        (["runs", "-n"], "Option '-n' requires an argument.", "runs"),
+        (["record", "goal", "--title"], "Option '--title' requires an argument.", "record goal"),
+        (
+            ["--no-pager", "lineage", "x", "--depth"],
+            "Option '--depth' requires an argument.",
+            "lineage",
+        ),
+        (["--color", "never", "nodes", "--kind"], "Option '--kind' requires an argument.", "nodes"),
+    ],
+    ids=["choice", "runs", "record-goal", "lineage", "root-option"],
+)
+def test_a_usage_error_is_one_line_and_names_the_commands_help(
+    argv: list[str], error: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and not out
+    # was click's list of choices over four lines, or "see `git gasp -h`" for any command
+    assert err == f"error: {error}\nhint: see `git gasp {command} -h`\n"
+    code, out, _ = run_cli(capsys, *command.split(), "-h")
+    assert code == 0 and out.startswith(f"Usage: git gasp {command} ")
