@@ -411,3 +411,18 @@ def test_a_usage_error_is_one_line_and_names_the_commands_help(
     assert err == f"error: {error}\nhint: see `git gasp {command} -h`\n"
     code, out, _ = run_cli(capsys, *command.split(), "-h")
     assert code == 0 and out.startswith(f"Usage: git gasp {command} ")
+
+
+@pytest.mark.parametrize("asked", ["identity", "identity/"])
+def test_who_of_a_directory_names_a_file_in_it(
+    asked: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    code, out, err = run_cli(capsys, "who", "-C", str(repo), asked)
+    assert code == 2 and not out and err.count("\n") == 2
+    # was "identity is not in HEAD": it is, as a directory
+    assert err.startswith(f"error: {asked} is a directory at HEAD, not a file\n")
+    shown = re.search(r"name a file in it: (git gasp who \S+)", err)
+    assert shown and shown.group(1) == "git gasp who identity/IDENTITY.md"
+    code, out, _ = run_cli(capsys, *shlex.split(shown.group(1))[2:], "-C", str(repo))
+    assert code == 0 and "init agent a" in out  # the hint, as written, works
