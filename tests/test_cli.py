@@ -85,6 +85,10 @@ def test_fold_bad_input(
     empty = tmp_path / "empty"
     empty.mkdir()
     code, _, err = run(capsys, "fold", str(empty))
+    assert code == 2 and f"error: {empty}: not an agent repository (no AGENT.md or state/)" in err
+    assert "hint: " in err and "git gasp init --agent-id ID" in err
+    (empty / "state").mkdir()  # a state/ without its log
+    code, _, err = run(capsys, "fold", str(empty))
     assert code == 2 and "error: state/events.jsonl: cannot read" in err and "hint:" in err
     code, _, err = run(capsys, "fold", str(tmp_path / "missing"))
     assert code == 2 and "no such directory" in err

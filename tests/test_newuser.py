@@ -308,7 +308,7 @@ def test_a_foreign_hook_refusing_the_boundary_commit_says_how_to_finish_the_run(
     assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
     code, out, err = run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "all done")
     assert code == 2 and not out  # was "error: lint failed: foo.py" and no hint
-    assert err.startswith("error: the boundary commit failed: lint failed: foo.py\nhint: ")
+    assert err.startswith("error: the boundary commit failed: lint failed: foo.py; more\nhint: ")
     assert err.count("\n") == 2 and "git gasp run status" in err
     code, out, _ = run_cli(capsys, "run", "status", "-C", str(repo))
     assert code == 0 and "finished with outcome 'all done'" in out
@@ -329,7 +329,10 @@ def test_a_boundary_commit_without_an_author_names_the_config_to_set(
     git(repo, "config", "user.useConfigOnly", "true")  # no identity guessed from the host
     code, _, err = run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "done")
     assert code == 2 and err.count("\n") == 2
-    assert err.startswith("error: the boundary commit failed: Author identity unknown\n")
+    assert err.startswith(
+        "error: the boundary commit failed: Author identity unknown "
+        "(no email was given and auto-detection is disabled)\n"  # git's reason, its last line
+    )
     assert 'git config user.name "NAME" && git config user.email EMAIL' in err
     git(repo, "config", "user.name", "A Person")
     git(repo, "config", "user.email", "person@example.invalid")

@@ -367,4 +367,7 @@ def test_lineage_bad_options(
 
 def test_show_without_a_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = main(capsys, "show", "patch_9", "-C", str(tmp_path))
+    assert code == 2 and "not an agent repository (no AGENT.md or state/)" in err
+    (tmp_path / "AGENT.md").write_text("# AGENT\n")  # an agent without its log
+    code, _, err = main(capsys, "show", "patch_9", "-C", str(tmp_path))
     assert code == 2 and "state/events.jsonl" in err

@@ -140,9 +140,11 @@ def import_session(
         seen = projection.diagnostics  # blank, over-long, corrupt or unknown lines: no stub
         if not (seen.unknown_types or seen.corrupt or seen.blank or seen.long):
             return Empty(where)  # a session that never had a conversation: nothing to import
-        raise GaspError(
-            f"{where}: nothing in it is a {agent_name} record this projector recognises",
-            "is it a transcript of this agent? `--json` lists what was seen",
+        raise GaspError(  # (--json prints nothing more: the import stops here)
+            f"{where}: nothing in it is a {agent_name} record this projector recognises: "
+            f"{seen.seen(where)}",
+            f"is it a {agent_name} transcript? the import finds a project's own: "
+            f"git gasp import {agent_name} --project DIR",
             FINDINGS,
         )
     run = agent.open_run

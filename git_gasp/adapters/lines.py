@@ -159,6 +159,29 @@ class Diagnostics:
             out.append(f"{self.unfinished_calls} tool call(s) have no result: kept as unfinished")
         return out
 
+    def seen(self, file: str = "") -> str:
+        """What was read but not projected, in a few words (for a file
+        nothing was recognised in): the kinds of line, with the first of
+        each (``file``'s own lines by their number alone)."""
+        parts = []
+
+        def first(found: list[str]) -> str:
+            where = found[0]
+            return f"line {where.removeprefix(f'{file}:')}" if file else where
+
+        if self.corrupt:
+            parts.append(f"{_lines(len(self.corrupt), 'corrupt line')} ({first(self.corrupt)})")
+        if self.long:
+            parts.append(f"{_lines(len(self.long), 'line')} over the cap ({first(self.long)})")
+        if self.unknown_types:
+            kinds = sorted(self.unknown_types)
+            shown = ", ".join(kinds[:3]) + (f" and {len(kinds) - 3} more" if len(kinds) > 3 else "")
+            total = sum(self.unknown_types.values())
+            parts.append(f"{_lines(total, 'record')} of types it does not know ({shown})")
+        if self.blank:
+            parts.append(_lines(self.blank, "blank line"))
+        return "; ".join(parts) or "nothing"
+
     def to_value(self) -> dict[str, Any]:
         return {
             "versions": sorted(self.versions),
@@ -176,6 +199,10 @@ class Diagnostics:
             "abandoned_records": self.abandoned,
             "unfinished_tool_calls": self.unfinished_calls,
         }
+
+
+def _lines(n: int, what: str) -> str:
+    return f"{n} {what}{'s' * (n != 1)}"
 
 
 def file_cursor(source: Source) -> dict[str, Any]:

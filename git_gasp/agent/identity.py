@@ -123,7 +123,7 @@ def commit_identity(
         commit = boundary_commit(root, message, _PATHS)
     except git.GitError as exc:
         raise GaspError(
-            f"the commit failed: {exc.message}",
+            f"the commit failed: {exc.reason()}",
             f"{MANIFEST} and the decision {decision} are written; fix the cause, then run "
             "the same identity commit again (it takes them up, recording nothing twice)",
             FINDINGS,

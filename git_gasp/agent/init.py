@@ -149,10 +149,23 @@ def _read_identity(identity: Sequence[str]) -> list[tuple[str, bytes]]:
     return sources
 
 
+def missing_directories(directory: str) -> list[str]:
+    """The directories ``directory`` needs that are not there yet, itself
+    and its missing parents (as ``git init a/b/c`` makes them), outermost
+    first, each absolute."""
+    missing: list[str] = []
+    path = os.path.abspath(directory)
+    while not os.path.lexists(path) and path not in missing:
+        missing.append(path)
+        path = os.path.dirname(path)
+    return missing[::-1]
+
+
 def _prepare_repo(directory: str, commit: bool) -> None:
-    """Make the directory and its git repository if missing; with ``commit``,
-    refuse (undoing both) when git has no identity to commit with."""
-    made_dir = not os.path.exists(directory)
+    """Make the directory (with its missing parents) and its git repository
+    if missing; with ``commit``, refuse (undoing all of it) when git has no
+    identity to commit with."""
+    made_dirs = missing_directories(directory)
     os.makedirs(directory, exist_ok=True)
     made_repo = not _is_repo(directory)
     if made_repo:
@@ -163,9 +176,9 @@ def _prepare_repo(directory: str, commit: bool) -> None:
         except git.GitError:
             if made_repo:  # undone: "nothing was written" holds
                 shutil.rmtree(os.path.join(directory, ".git"), ignore_errors=True)
-            if made_dir:
+            for made in reversed(made_dirs):
                 with contextlib.suppress(OSError):
-                    os.rmdir(directory)
+                    os.rmdir(made)
             raise GaspError(
                 "git has no identity to make the first commit with; nothing was written",
                 'set one: git config --global user.name "NAME"; '
@@ -210,7 +223,7 @@ def _commit_layout(directory: str, agent_id: str, written: list[str]) -> None:
         git.run(directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode())
     except git.GitError as exc:
         raise GaspError(
-            f"the layout is written and staged, but git could not commit it: {exc.message}",
+            f"the layout is written and staged, but git could not commit it: {exc.reason()}",
             "fix that (e.g. git config user.name / user.email), then run: git commit",
         ) from None
 

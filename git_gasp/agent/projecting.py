@@ -38,6 +38,7 @@ MEMORY_PATH = "memory/active_memory.md"
 JOURNAL_PATH = "journal/JOURNAL.md"
 CONFIG_PATH = ".agent/config.toml"
 DEFAULT_SNAPSHOT_EVERY = 1000
+_RECORD_FIRST = "a snapshot folds events: record some first, e.g. git gasp run start --task TEXT"
 
 
 def read_facts(root: str) -> FactsFile:
@@ -335,7 +336,7 @@ def write_snapshot(root: str, at: str | None = None, agent: Agent | None = None)
             raise GaspError(f"unknown event id: {at}", hint or "--at takes an event id", USAGE)
         events = events[: ends[0] + 1]
     if not events:
-        raise GaspError("the log is empty: nothing to snapshot", None, USAGE)
+        raise GaspError("the log is empty: nothing to snapshot", _RECORD_FIRST, USAGE)
     graph = fold(events).graph
     last = events[-1].id
     record = snapshot_record(data, graph, last, line_count_through(data, len(events)))
@@ -358,7 +359,7 @@ def _snapshot_of(root: str, data: bytes, agent: Agent) -> str:
     """The snapshot of all of ``data``, the log ``agent`` folded."""
     events = agent.recent_events()
     if not events:
-        raise GaspError("the log is empty: nothing to snapshot", None, USAGE)
+        raise GaspError("the log is empty: nothing to snapshot", _RECORD_FIRST, USAGE)
     lines = data.count(b"\n")
     if data.endswith(b"\n") and data.count(b"\n{") + data.startswith(b"{") == lines:
         total = through = lines  # every line starts with "{": none is blank

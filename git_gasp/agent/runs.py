@@ -162,13 +162,12 @@ AGAIN = "the run stays open with its outcome: fix that, then run what `git gasp 
 
 
 def _failed(exc: git.GitError) -> GaspError:
-    """A boundary commit git refused, not git-gasp's hook: git's first line,
-    and how to finish the run (its ``run.finished`` is in the log)."""
+    """A boundary commit git refused, not git-gasp's hook: git's reason on
+    one line, and how to finish the run (its ``run.finished`` is in the log)."""
     author = "identity unknown" in exc.message
     fix = 'a commit needs an author: git config user.name "NAME" && git config user.email EMAIL; '
-    return GaspError(
-        f"the boundary commit failed: {exc.reason()}", fix * author + AGAIN, exc.exit_code
-    )
+    said = f"Author identity unknown ({exc.reason()})" if author else exc.reason()
+    return GaspError(f"the boundary commit failed: {said}", fix * author + AGAIN, exc.exit_code)
 
 
 def _in_progress(info: git.RepoInfo) -> bool:
@@ -334,7 +333,7 @@ def _write_note(
         records = sessionnotes.run_records(*args)
         sessionnotes.add_records(root, commit, records)
     except GaspError as exc:
-        return f"note not written: {exc.message}"
+        return f"note not written: {exc}"
     return f"note written ({len(records)} records in {sessionnotes.NOTES_REF})"
 
 
@@ -357,7 +356,16 @@ def _check_paths(root: str, paths: Sequence[str]) -> None:
                 USAGE,
             )
         if not os.path.lexists(os.path.join(root, path)) and not git.tracked(root, [path]):
-            raise GaspError(f"{path}: no such file", "check the path", USAGE)
+            where = (
+                f"git -C {shlex.quote(root)} status --short"
+                if root != "."
+                else "git status --short"
+            )
+            raise GaspError(
+                f"{path}: no such file in the agent repository {root}",
+                f"name paths from its top, as {where} shows them",
+                USAGE,
+            )
     ignored = git.ignored(root, paths) if paths else []
     for path in paths:
         norm = os.path.normpath(path)

@@ -56,11 +56,14 @@ def init(
     as_json: bool,
 ) -> int:
     """Create a GASP agent repository in DIRECTORY (or add the layout to an existing repo)."""
-    from git_gasp.agent.init import init_repo
+    from git_gasp.agent.init import init_repo, missing_directories
 
+    made = missing_directories(directory)  # named, as git names where it initialized
     written = init_repo(directory, agent_id, identity, provider, model, runtime, not no_commit)
-    text = f"initialized agent {agent_id} in {directory}: " + ", ".join(written)
-    emit(as_json, {"directory": directory, "agent_id": agent_id, "written": written}, text)
+    new = f" (new director{'ies' if len(made) > 1 else 'y'}: {', '.join(made)})" if made else ""
+    text = f"initialized agent {agent_id} in {directory}{new}: " + ", ".join(written)
+    value = {"directory": directory, "agent_id": agent_id, "created": made, "written": written}
+    emit(as_json, value, text)
     return OK
 
 
@@ -335,7 +338,7 @@ def snapshot(at: str | None, prune: bool, repo: str | None, as_json: bool) -> in
         text = "\n".join(f"removed {p} (its log prefix changed)" for p in removed)
         emit(as_json, {"removed": removed}, text or "no stale snapshots")
         return OK
-    path = write_snapshot(repo_root(repo), at)
+    path = write_snapshot(agent_repo_root(repo), at)
     emit(as_json, {"path": path}, path)
     return OK
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from git_gasp import __version__, output
-from git_gasp.cli.options import JSON, PATH, REPO, agent_root, not_empty, one_path
+from git_gasp.cli.options import JSON, PATH, REPO, agent_repo_root, not_empty, one_path, repo_root
 from git_gasp.errors import FINDINGS, OK
 
 
@@ -24,7 +24,7 @@ def check(path: str | None, repo: str | None, fixture: bool, as_json: bool, no_c
     from git_gasp.check.conformance import run_all
     from git_gasp.core.report import FOLD_SEMANTICS, render_json, render_text
 
-    repo = agent_root(one_path(path, repo))
+    repo = repo_root(one_path(path, repo))
     reports = run_all(repo, fixture=fixture, use_cache=not no_cache)
     if as_json:
         output.data_json(render_json(reports, repo, fixture))
@@ -71,7 +71,7 @@ def fold_cmd(
     """Fold the event log at PATH into the graph and summarize it."""
     from git_gasp.restore.folding import fold_repo, graph_text, write_graph
 
-    root = agent_root(one_path(path, repo))
+    root = agent_repo_root(one_path(path, repo))
     if graph_out is not None and graph_out != "-":
         from git_gasp.store.outfile import check_target
 

@@ -140,10 +140,11 @@ def agent_repo(repo: str | None, purpose: str = "to import into", here: bool = F
     if not chosen and here and os.path.isfile("AGENT.md"):
         chosen = "."
     if not chosen:
+        here_too = "this directory is one: --repo ." if os.path.isfile("AGENT.md") else ""
         raise GaspError(
             f"no agent repository {purpose}",
             "pass --repo PATH, set GASP_AGENT_REPO or `git config gasp.agentRepo PATH` "
-            "(create one with: git gasp init --agent-id ID PATH)",
+            f"({here_too or 'create one with: git gasp init --agent-id ID PATH'})",
             USAGE,
         )
     if not os.path.isfile(os.path.join(chosen, "AGENT.md")):

@@ -40,7 +40,35 @@ def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 
 def repo_root(repo: str | None) -> str:
-    return agent_root(repo)
+    """:func:`agent_root`, for a command that reads or writes the agent's
+    work tree: a bare repository is refused, naming how to get one."""
+    root = agent_root(repo)
+    refuse_bare(root)
+    return root
+
+
+def refuse_bare(root: str) -> None:
+    """A bare repository has no work tree to hold an agent's files: say so
+    (one ``git rev-parse``, only where no AGENT.md or state/ is)."""
+    import shlex
+
+    from git_gasp.errors import GaspError
+
+    if os.path.exists(os.path.join(root, "AGENT.md")) or os.path.isdir(os.path.join(root, "state")):
+        return
+    got = git.attempt(root, ["rev-parse", "--is-bare-repository", "--absolute-git-dir"])
+    bare, _, where = got.out.decode("utf-8", "surrogateescape").strip().partition("\n")
+    if got.code != 0 or bare != "true":
+        return
+    ctx = click.get_current_context(silent=True)
+    command = ctx.command_path if ctx is not None else "git gasp status"
+    command = command.replace("git-gasp", "git gasp", 1)
+    where = shlex.quote(where)
+    raise GaspError(
+        f"{where}: a bare repository: no work tree holds the agent's files",
+        f"restore one from it and run the command there: git gasp restore {where} DIR && "
+        f"cd DIR && {command} (its runs read as they are: git gasp runs -C {where})",
+    )
 
 
 def agent_repo_root(repo: str | None) -> str:

@@ -6,7 +6,7 @@ import click
 
 from git_gasp import output
 from git_gasp.cli import paging
-from git_gasp.cli.options import JSON, REPO, none_found, repo_root, run_filters
+from git_gasp.cli.options import JSON, REPO, agent_repo_root, agent_root, none_found, run_filters
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
@@ -50,7 +50,7 @@ def runs(
     from git_gasp.git.runhistory import run_commits_dated
     from git_gasp.view.story import work_tree_goal_titles
 
-    root = repo_root(repo)
+    root = agent_root(repo)  # a bare repository's history too
     found = run_commits_dated(root, rev_range, since, until)
     titles = work_tree_goal_titles(root) if found else {}
     found = select_runs(found, goal, outcome, limit, titles)
@@ -79,7 +79,7 @@ def show(node: str, repo: str | None, color: str | None, no_pager: bool, as_json
     from git_gasp.core.showing import show_text, show_value
     from git_gasp.view.story import read_story, run_commits
 
-    root = repo_root(repo)
+    root = agent_repo_root(repo)
     story = read_story(root)
     _known(story.graph, node)
     commit = None
@@ -145,7 +145,7 @@ def lineage(
     if as_json and fmt not in ("text", "json"):
         raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
     fmt = "json" if as_json else fmt
-    story = read_story(repo_root(repo))
+    story = read_story(agent_repo_root(repo))
     _known(story.graph, node)
     found = query.lineage(story.graph, node, depth, max_nodes, through_goals)
     runs = {r.id: story.provenance.run_of(r.id) for r in found.nodes}
@@ -199,7 +199,7 @@ def nodes(
     from git_gasp.core.nodetable import nodes_text, nodes_value, select_nodes
     from git_gasp.view.story import read_story
 
-    root = repo_root(repo)
+    root = agent_repo_root(repo)
     found = select_nodes(read_story(root).graph, kinds, statuses, grep)
     if as_json:
         output.data_json(nodes_value(found))

@@ -169,10 +169,10 @@ def status(
     as_json: bool,
 ) -> int:
     """Report the agent in the current repository as restore would (no clone)."""
-    from git_gasp.cli.options import agent_root
+    from git_gasp.cli.options import repo_root
     from git_gasp.restore.restoring import describe
 
-    root = agent_root(repo)
+    root = repo_root(repo)
     if context is not None:
         from git_gasp.store.outfile import check_target
 

@@ -105,11 +105,36 @@ def counts_as_git_has_them(args: list[str]) -> list[str]:
     return head + out + rest
 
 
+def command_path(args: Sequence[str]) -> str:
+    """The command ``args`` name, as far as they name one (``git gasp record
+    goal``); the root's own options are passed over."""
+    ctx = click.Context(cli, info_name="git gasp")
+    command: click.Command = cli
+    words = ["git gasp"]
+    valued = False  # the word before was an option that takes a value (--color WHEN)
+    for arg in args:
+        if not isinstance(command, click.Group):
+            break
+        if valued or arg.startswith("-"):
+            valued = any(
+                arg in p.opts and not p.is_flag
+                for p in command.params
+                if isinstance(p, click.Option)
+            )
+            continue
+        found = command.get_command(ctx, arg)
+        if found is None:
+            break
+        words.append(arg)
+        command = found
+    return " ".join(words)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``git-gasp`` script and ``python -m git_gasp``."""
     args = counts_as_git_has_them(list(sys.argv[1:] if argv is None else argv))
     tolerant_streams()
-    with handle_errors() as result:
+    with handle_errors(lambda: command_path(args)) as result:
         result.code = cli.main(
             args, prog_name="git gasp", complete_var=COMPLETE_VAR, standalone_mode=False
         )

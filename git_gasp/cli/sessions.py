@@ -10,10 +10,10 @@ from git_gasp.cli.options import (
     JSON,
     REPO,
     WORKER,
+    agent_root,
     emit,
     none_found,
     open_agent,
-    repo_root,
     run_filters,
 )
 from git_gasp.errors import OK
@@ -79,7 +79,7 @@ def sessions(
     )
     from git_gasp.view.story import work_tree_goal_titles
 
-    root = repo_root(repo)
+    root = agent_root(repo)  # a bare repository's history too
     found = list_sessions(root, rev_range, since, until)
     titles = work_tree_goal_titles(root) if goal and found else {}
     found = select_sessions(found, goal, outcome, limit, titles)

@@ -10,7 +10,7 @@ click's own exceptions on top of it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import click
 
@@ -21,8 +21,15 @@ from git_gasp.outcome import Result, crash_log_path, handled
 __all__ = ["Result", "crash_log_path", "handle_errors"]
 
 
+def _one_line(message: str) -> str:
+    """click's message on one line (a choice's values come one per line)."""
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
+
+
 @contextlib.contextmanager
-def handle_errors() -> Iterator[Result]:
+def handle_errors(command_of: Callable[[], str] | None = None) -> Iterator[Result]:
+    """``command_of`` names the command the arguments were for, for an
+    error click raises before it has a context (an option missing its value)."""
     with handled() as result:
         try:
             yield result
@@ -33,12 +40,14 @@ def handle_errors() -> Iterator[Result]:
             output.diag(exc.format_message())
             result.code = USAGE
         except click.UsageError as exc:  # the documented format: error + hint, exit 2
-            output.diag(f"error: {exc.format_message()}")
-            command = exc.ctx.command_path if exc.ctx is not None else "git-gasp"
+            output.diag(f"error: {_one_line(exc.format_message())}")
+            command = exc.ctx.command_path if exc.ctx is not None else None
+            if command is None:
+                command = command_of() if command_of is not None else "git-gasp"
             output.diag(f"hint: see `{command.replace('git-gasp', 'git gasp', 1)} -h`")
             result.code = USAGE
         except click.ClickException as exc:
-            output.diag(f"error: {exc.format_message()}")
+            output.diag(f"error: {_one_line(exc.format_message())}")
             result.code = exc.exit_code if exc.exit_code else USAGE
 
 

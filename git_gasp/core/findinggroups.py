@@ -36,14 +36,18 @@ class Group(NamedTuple):
         return f"{first.path}:{low}" if low == high else f"{first.path}:{low}–{high}"
 
     def summary(self) -> str:
-        """One line: count, rule, first commit, where, message and hint."""
+        """One line: count, rule, first commit, where, message (with how many
+        other messages the group holds, and the next) and hint."""
         step = f"{self.first.step[:7]} " if self.first.step else ""
         commits = len({j.step for j in self.items})
         more = f" (in {commits} commits)" if commits > 1 else ""
-        finding = self.first.finding
+        said = list(dict.fromkeys(j.finding.message for j in self.items))
+        others = len(said) - 1  # "10× missing field `id`" must not hide the nine other fields
+        plural = "s" * (others != 1)
+        also = f" (and {others} other message{plural}, e.g. {said[1]})" if others else ""
         return (
             f"{len(self.items)}× [{self.rule}] {step}{self.where()} "
-            f"{finding.message}{more} (hint: {self.hint})"
+            f"{said[0]}{also}{more} (hint: {self.hint})"
         )
 
 

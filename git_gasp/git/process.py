@@ -18,14 +18,46 @@ class GitError(GaspError):
     exit_code = USAGE
 
     def reason(self) -> str:
-        """git's message on one line: its first, without ``fatal:``/``error:``."""
-        for line in self.message.splitlines():
-            line = line.strip()
-            for prefix in ("fatal: ", "error: "):
-                line = line.removeprefix(prefix)
-            if line:
-                return line
-        return "git failed"
+        """git's message on one line: see :func:`one_line`."""
+        return one_line(self.message)
+
+    def __str__(self) -> str:  # in an f-string too: one line (``message`` keeps git's text)
+        return self.reason()
+
+
+_SAID = ("fatal:", "error:")
+_MOST_LINES = 3  # of git's message, on git-gasp's one line
+_MOST_CHARS = 300
+
+
+def one_line(text: str) -> str:
+    """What git said as one line, its reason kept wherever git put it: its
+    ``fatal:``/``error:`` lines without the prefix (what git printed before
+    them, such as ``To <remote>`` or a foreign hook's chatter, and the advice
+    after them dropped; a list indented under one, such as the paths a
+    checkout would overwrite, joined to it), or, when it printed none (a
+    hook that refused), its lines but ``hint:`` ones. At most three, joined
+    by ``"; "``; control characters are escaped when printed."""
+    lines = [raw.rstrip() for raw in text.replace("\r", "\n").splitlines()]
+    kept: list[str] = []
+    said = any(line.startswith(_SAID) for line in lines)
+    under = False  # the line before was one git said (or its indented list)
+    for line in lines:
+        if said and line.startswith(_SAID):
+            kept.append(line.partition(":")[2].strip())
+            under = True
+        elif said and under and line[:1] in (" ", "\t") and line.strip() and kept:
+            kept[-1] += (" " if kept[-1].endswith(":") else ", ") + line.strip()
+        else:
+            under = False
+            if not said and line.strip() and not line.startswith("hint:"):
+                kept.append(line.strip())
+    unique = [line for n, line in enumerate(kept) if line and line not in kept[:n]]
+    more = len(unique) - _MOST_LINES
+    joined = "; ".join(unique[:_MOST_LINES]) + (f" (and {more} more lines)" if more > 0 else "")
+    if len(joined) > _MOST_CHARS:
+        joined = joined[: _MOST_CHARS - 1].rstrip() + "…"
+    return joined or "git failed"
 
 
 def run(

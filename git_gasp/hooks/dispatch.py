@@ -104,7 +104,7 @@ def fail_closed(action: Callable[[], None]) -> None:
     except Rejected:
         raise
     except GaspError as exc:
-        message = f"push rejected (the hook fails closed): {exc.message}"
+        message = f"push rejected (the hook fails closed): {exc}"
         raise GaspError(message, exc.hint, FINDINGS) from None
     except Exception as exc:
         sys.stderr.write(

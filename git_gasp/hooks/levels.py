@@ -50,10 +50,28 @@ FIRST_PUSH_HINT = (
 )
 
 
-def first_push_hint(repo: str, remote: str | None, theirs: Sequence[str], out: TextIO) -> None:
+def onboarding_takes(repo: str, errors: Sequence[tuple[str | None, Judged]]) -> bool:
+    """An onboarding push would take what ``errors`` refuse: each is of a rule
+    whose level for history is below error (a protocol rule, a credential
+    or a rule the repository sets to error refuses an onboarding push too,
+    so naming one would not help)."""
+    judged = [j for _, j in errors]
+    return bool(judged) and not rules.weigh(judged, configured(repo), True).errors
+
+
+def first_push_hint(
+    repo: str,
+    remote: str | None,
+    theirs: Sequence[str],
+    errors: Sequence[tuple[str | None, Judged]],
+    out: TextIO,
+) -> None:
     """pre-push, refusing: when the remote has nothing yet (every pushed
-    ref new, no remote-tracking ref of it), say how to onboard a history."""
+    ref new, no remote-tracking ref of it) and an onboarding push would take
+    it, say how to onboard a history."""
     if not theirs or any(t and t not in ZERO for t in theirs):
+        return
+    if not onboarding_takes(repo, errors):
         return
     if remote and not is_empty(repo, f"refs/remotes/{remote}/"):
         return
@@ -98,13 +116,13 @@ def push_errors(
 ) -> list[tuple[str | None, Judged]]:
     """What refuses a push the server judged: its warnings printed, its
     errors reported (an empty repository's first refusal says how to
-    onboard) and returned."""
+    onboard, when onboarding would take the push) and returned."""
     if not found:
         return []
     empty = is_empty(repo)
     history = onboarding(options, empty, out)
     errors = settle(repo, found, out, history)
     report_refs(errors, out)
-    if errors and empty and not history:
+    if errors and empty and not history and onboarding_takes(repo, errors):
         out.write(f"gasp: {ONBOARD_HINT}\n")
     return errors

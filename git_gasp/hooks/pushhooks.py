@@ -56,7 +56,7 @@ def pre_push(
     errors = levels.settle(repo, [(r, j) for r, j in found], out)
     report_refs(errors, out)
     if errors:
-        levels.first_push_hint(repo, remote, [theirs for _, theirs, _ in targets], out)
+        levels.first_push_hint(repo, remote, [theirs for _, theirs, _ in targets], errors, out)
     done([j for _, j in errors], "push refused")
     # notes and their sync: only a push needs them
     from git_gasp.sessions import pushnotes as notehooks

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES, declared_identity_hash, identity_hash
 from git_gasp.core.repochecks import Identity
 from git_gasp.core.repochecks import _verify_identity as verify_manifest
-from git_gasp.errors import USAGE, GaspError
+from git_gasp.errors import FINDINGS, USAGE, GaspError
 from git_gasp.restore.repofiles import MANIFEST, over_cap, read_head, readable
 from git_gasp.store.worktree import identity_files, os_error
 
@@ -101,6 +101,31 @@ def verify(root: str) -> Verification:
 #: Each identity file at most (when gasp.maxFileBytes is unset): the hash
 #: reads them whole, and a persona is text.
 MAX_IDENTITY_FILE_BYTES = 16 * 1024 * 1024
+
+
+def verified_identity(
+    root: str, manifest: bytes, cap: int | None = None, local: bool = False
+) -> tuple[bool, str | None, tuple[str, ...]]:
+    """:func:`verify_identity`, refusing (fail closed) an identity that does
+    not match; ``local`` (status, in the work tree where identity/ was edited)
+    names how a person approves the edit, or undoes it."""
+    verified, digest, notes = verify_identity(root, manifest, cap)
+    if not verified:
+        hint = (
+            _APPROVE
+            if local
+            else "refusing to restore an agent whose identity/ does not match AGENT.md; "
+            "nothing from the repository was run"
+        )
+        raise GaspError(notes[0], hint, FINDINGS)
+    return verified, digest, notes
+
+
+_APPROVE = (
+    "identity/ does not match AGENT.md; a person approves it with: git add identity/ && "
+    "git gasp identity commit --approved-by NAME --reason TEXT "
+    "(or undo it: git checkout HEAD -- identity/)"
+)
 
 
 def verify_identity(

@@ -38,7 +38,7 @@ def file_cap(root: str) -> int | None:
     try:
         value = git.config_value(root, CAP_KEY, "int")
     except git.GitError as exc:
-        raise GaspError(exc.message, where, USAGE) from None
+        raise GaspError(exc.reason(), where, USAGE) from None
     if value is None:
         return None
     cap = int(value)

@@ -32,14 +32,14 @@ from git_gasp.core.manifest import MAX_MANIFEST_BYTES
 from git_gasp.core.restorereport import RestoreInputs, build_report
 from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
-from git_gasp.errors import FINDINGS, USAGE, GaspError
+from git_gasp.errors import USAGE, GaspError
 from git_gasp.restore.cloned import refuse_no_agent
 from git_gasp.restore.identity import (
     MAX_IDENTITY_BYTES,
     MAX_IDENTITY_FILES,
     identity_texts,
     unhashed,
-    verify_identity,
+    verified_identity,
 )
 from git_gasp.restore.repofiles import (
     CONFIG,
@@ -125,7 +125,7 @@ def describe(
     cap = file_cap(root)
     manifest, manifest_bytes = read_manifest(root, cap)
     say("verifying identity")
-    verified, digest, identity_notes = _verified_identity(root, manifest_bytes, cap)
+    verified, digest, identity_notes = verified_identity(root, manifest_bytes, cap, local)
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
     identity, apart, identity_warnings = _identity_context(root, locations["identity"], cap)
     warnings = [*warnings, *identity_warnings]
@@ -173,21 +173,6 @@ def _task(node: Node | None) -> str:
     props = node.props if node is not None and isinstance(node.props, dict) else {}
     task = props.get("task")
     return " ".join(task.split())[:200] if isinstance(task, str) else ""
-
-
-def _verified_identity(
-    root: str, manifest_bytes: bytes, cap: int | None
-) -> tuple[bool, str | None, tuple[str, ...]]:
-    """:func:`verify_identity`, refusing (fail closed) an identity that does not match."""
-    verified, digest, notes = verify_identity(root, manifest_bytes, cap)
-    if not verified:
-        raise GaspError(
-            notes[0],
-            "refusing to restore an agent whose identity/ does not match AGENT.md; "
-            "nothing from the repository was run",
-            FINDINGS,
-        )
-    return verified, digest, notes
 
 
 def _kept_projections(root: str, memory: Sequence[str]) -> list[str]:

@@ -185,7 +185,7 @@ def _merge(repo: str, remote: str, fetched: str | None) -> str:
         git.run(repo, args)
     except git.GitError as exc:
         raise GaspError(
-            f"cannot merge {remote}'s notes: {exc.message.splitlines()[-1]}",
+            f"cannot merge {remote}'s notes: {exc.reason()}",
             "finish or abort an earlier notes merge: git notes --ref agent-sessions merge --abort",
         ) from None
     after = git.resolve(repo, NOTES_REF)

@@ -221,7 +221,7 @@ def commits_transcripts(root: str) -> bool:
         return git.config_value(root, COMMIT_CONFIG, "bool") == "true"
     except git.GitError as exc:
         hint = f"fix it with: git config {COMMIT_CONFIG} true|false"
-        raise GaspError(exc.message, hint) from None
+        raise GaspError(exc.reason(), hint) from None
 
 
 # -- the run's events and the commit's note ------------------------------------------

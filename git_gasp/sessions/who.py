@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -119,6 +120,14 @@ def _blame(root: str, path: str, line: int | None) -> bytes:
         if "bad revision 'HEAD'" in message:
             raise GaspError("HEAD names no commit yet", "commit the file first", USAGE) from None
         if "no such path" in message:
+            inside = git.attempt(root, ["ls-tree", "--name-only", "HEAD", "--", f"{path}/"])
+            files = inside.out.decode("utf-8", "surrogateescape").splitlines()
+            if inside.code == 0 and files:  # git blames files; a directory is "no such path"
+                raise GaspError(
+                    f"{path} is a directory at HEAD, not a file",
+                    f"name a file in it: git gasp who {shlex.quote(files[0])}",
+                    USAGE,
+                ) from None
             head, sep, tail = path.rpartition(":")
             hint = (
                 f"a line number is a positive number: {head}:12"
@@ -137,7 +146,7 @@ def _blame(root: str, path: str, line: int | None) -> bytes:
         if "not a git repository" in message:
             raise  # git's own error, with the shell's hint for it
         hint = "name a file committed at HEAD (and a line in it)"
-        raise GaspError(message, hint, USAGE) from None
+        raise GaspError(exc.reason(), hint, USAGE) from None
 
 
 def who(root: str, target: str) -> Who:
