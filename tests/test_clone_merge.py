@@ -100,6 +100,8 @@ def test_a_branch_the_remote_lacks_and_an_empty_remote_are_one_line_errors(
         capsys, "restore", "-b", "nope", str(server), str(tmp_path / "r1"), "--quiet"
     )
     assert code == 2
+    assert "nope" in err and "not found" in err, err  # git's reason, not its first warning
+    assert "git ls-remote --heads" in err
     empty = tmp_path / "empty.git"
     git(tmp_path, "init", "-q", "--bare", str(empty))
     code, _, err = run_cli(capsys, "restore", str(empty), str(tmp_path / "r2"), "--quiet")

@@ -282,8 +282,10 @@ def restore(
         return restored
     except git.GitError as exc:
         _discard(dest, created)
+        missing = branch is not None and "not found in upstream" in exc.message
+        hint = "list its branches: git ls-remote --heads URL" if missing else None
         raise GaspError(
-            f"clone failed: {exc.reason()}", "check the URL and your access", USAGE
+            f"clone failed: {exc.reason()}", hint or "check the URL and your access", USAGE
         ) from None
     except BaseException:
         _discard(dest, created)  # a refused restore leaves nothing behind to trip over
