@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,28 +29,41 @@ def _run(repo: Path, capsys: pytest.CaptureFixture[str], task: str) -> None:
         assert code == 0, err
 
 
-def test_a_restored_clone_merges_both_sides_journal_entries(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert shutil.which("git-gasp"), "the merge driver runs git-gasp from PATH"
+def _diverged(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    work: Callable[[Path, pytest.CaptureFixture[str], str], None],
+    what: tuple[str, str],
+) -> Path:
+    """An agent, a clone restored from it, ``work`` done on each side (by a
+    worker of its own), then the clone's ``git pull`` merging both: the clone."""
     origin = tmp_path / "origin"
     code, _, err = run_cli(capsys, "init", str(origin), "--agent-id", "bot")
     assert code == 0, err
     clone = tmp_path / "clone"
     code, _, err = run_cli(capsys, "restore", str(origin), str(clone), "--quiet")
     assert code == 0, err
-    driver = git(clone, "config", "merge.gasp-append.driver").strip()
-    assert driver == "git-gasp hooks merge-driver %O %A %B %P"
-    monkeypatch.setenv("GASP_WORKER_ID", "worker-origin")
-    _run(origin, capsys, "work on the origin")
-    monkeypatch.setenv("GASP_WORKER_ID", "worker-clone")
-    _run(clone, capsys, "work in the clone")
+    for repo, task in zip((origin, clone), what, strict=True):
+        monkeypatch.setenv("GASP_WORKER_ID", f"worker-{repo.name}")
+        work(repo, capsys, task)
     pulled = subprocess.run(
         ["git", "-C", str(clone), "pull", "-q", "--no-rebase", "--no-edit", "origin"],
         capture_output=True,
         text=True,
     )
     assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    return clone
+
+
+def test_a_restored_clone_merges_both_sides_journal_entries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert shutil.which("git-gasp"), "the merge driver runs git-gasp from PATH"
+    what = ("work on the origin", "work in the clone")
+    clone = _diverged(tmp_path, capsys, monkeypatch, _run, what)
+    driver = git(clone, "config", "merge.gasp-append.driver").strip()
+    assert driver == "git-gasp hooks merge-driver %O %A %B %P"
     journal = (clone / "journal" / "JOURNAL.md").read_text()
     assert "work on the origin" in journal and "work in the clone" in journal
     assert "<<<<<<<" not in journal
@@ -152,22 +166,8 @@ def test_facts_added_on_both_sides_merge_without_an_active_memory_conflict(
     """Both sides add a fact, so both regenerate the active memory: it merges
     as ours (git-gasp's on all three sides), the facts as a union, and the
     next close writes the memory from both facts."""
-    origin = tmp_path / "origin"
-    code, _, err = run_cli(capsys, "init", str(origin), "--agent-id", "bot")
-    assert code == 0, err
-    clone = tmp_path / "clone"
-    code, _, err = run_cli(capsys, "restore", str(origin), str(clone), "--quiet")
-    assert code == 0, err
-    monkeypatch.setenv("GASP_WORKER_ID", "worker-origin")
-    _fact_run(origin, capsys, "the origin's lesson")
-    monkeypatch.setenv("GASP_WORKER_ID", "worker-clone")
-    _fact_run(clone, capsys, "the clone's lesson")
-    pulled = subprocess.run(
-        ["git", "-C", str(clone), "pull", "-q", "--no-rebase", "--no-edit", "origin"],
-        capture_output=True,
-        text=True,
-    )
-    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    what = ("the origin's lesson", "the clone's lesson")
+    clone = _diverged(tmp_path, capsys, monkeypatch, _fact_run, what)
     memory = (clone / "memory" / "active_memory.md").read_text()
     assert "<<<<<<<" not in memory and "the clone's lesson" in memory
     facts = (clone / "memory" / "facts.jsonl").read_text()
