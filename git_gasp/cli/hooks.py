@@ -184,7 +184,7 @@ def merge_driver(base: str, ours: str, theirs: str, path: str, projection: bool)
     or run close rewriting it from the merged facts; else a text merge.
     """
     from git_gasp.core.appendonly import merge_appends
-    from git_gasp.core.projections import merged_memory
+    from git_gasp.core.projections import memory_merges_as_ours
     from git_gasp.store.worktree import regular_file
 
     def read(name: str) -> bytes:
@@ -197,8 +197,9 @@ def merge_driver(base: str, ours: str, theirs: str, path: str, projection: bool)
         return data
 
     if projection:
-        kept = merged_memory(read(base), read(ours), read(theirs))
-        return OK if kept is not None else _text_merge(base, ours, theirs, path)
+        if memory_merges_as_ours(read(base), read(ours), read(theirs)):
+            return OK  # OURS is the result, as it stands
+        return _text_merge(base, ours, theirs, path)
     merged = merge_appends(read(base), read(ours), read(theirs))
     if merged is None:
         output.diag(f"gasp: {path or ours}: a side did more than append; resolve it by hand")

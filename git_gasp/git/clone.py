@@ -90,21 +90,21 @@ def safe_clone(
         run_showing(parent, [*flags, *clone], safe_env())
     else:
         _safe(parent, clone)
-    _before_checkout(dest)
+    _lock_down(dest)
     try:
         _safe(dest, ["rev-parse", "--verify", "-q", "HEAD^{commit}"])
     except GitError:
         return  # an empty repository: nothing to check out
+    if before_checkout is not None:
+        before_checkout()
     if not _blobs_missing(dest):
         # the server sent every blob (it ignores --filter): no partial clone,
         # so later fetches ask for no filter (and warn of it on each pull)
         _safe(dest, ["config", "--unset", "remote.origin.partialclonefilter"])
-    if before_checkout is not None:
-        before_checkout()
     _safe(dest, ["read-tree", "-m", "-u", "HEAD"])
 
 
-def _before_checkout(dest: str) -> None:
+def _lock_down(dest: str) -> None:
     """The attributes that unset every filter, and the sparse checkout that
     leaves ``transcripts/`` out, in the clone before a file is written."""
     git_dir = _safe(dest, ["rev-parse", "--absolute-git-dir"])
