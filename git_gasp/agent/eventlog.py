@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Self
 
 import git_gasp.agent.validate as validate
 from git_gasp.agent.ids import agent_id_of, new_id
+from git_gasp.agent.screening import Screen
 from git_gasp.core import payloads as P
 from git_gasp.core.event import OPS_APPLIED, Actor, Event, EventError, encode_event, parse_event
 from git_gasp.core.fold import Folder
@@ -328,20 +329,24 @@ class EventLog:
             raise GaspError(f"payload is not JSON: {exc}", "pass only JSON values", USAGE) from None
         what = f"the {events[0].kind} event" if events else ""
         validate.depths(events, lines, what)
-        validate.secrets(EVENTS_PATH, lines, what)
-        validate.line_sizes(EVENTS_PATH, lines, self.max_line_bytes, what)
-        batch = {e.id for e in events}
-        causes = {e.causation_id for e in events} - batch - {None}
-        if any(cause not in self._ids for cause in causes):
-            self._full()  # a cause from before the seed
-        self.lease.acquire()
-        with writer.locked(self.log_path, self.root) as log:
-            known = len(self._events)
-            self._sync(log.read_from(self._offset))
-            self._refuse_closed_meanwhile(known, events)
-            validate.unpaired_tail(self._last_event(), events, self.root)
-            validate.batch(events, self._folder, self._ids, self._packs)
-            log.write(lines)
+        screen = Screen(lines)  # a large batch: by a second process, meanwhile
+        try:
+            validate.line_sizes(EVENTS_PATH, lines, self.max_line_bytes, what)
+            causes = {e.causation_id for e in events} - {e.id for e in events} - {None}
+            if any(cause not in self._ids for cause in causes):
+                self._full()  # a cause from before the seed
+            self.lease.acquire()
+            with writer.locked(self.log_path, self.root) as log:
+                known = len(self._events)
+                self._sync(log.read_from(self._offset))
+                self._refuse_closed_meanwhile(known, events)
+                validate.unpaired_tail(self._last_event(), events, self.root)
+                validate.batch(events, self._folder, self._ids, self._packs)
+                validate.secrets(EVENTS_PATH, lines, what, screen.lines())
+                log.write(lines)
+        except GaspError:  # a credential is named first, whatever else was refused
+            validate.secrets(EVENTS_PATH, lines, what, screen.lines())
+            raise
         self._folder.apply_all(events)
         for event in events:
             self._ids[event.id] = event.kind
@@ -378,16 +383,14 @@ class EventLog:
     # -- the open run's finish ------------------------------------------------
 
     def finished_outcome(self) -> str | None:
-        """The outcome the log's ``run.finished`` of the open run records, when
-        a close already wrote it (and its commit is still to be made)."""
+        """The outcome of the open run's ``run.finished``, if a close wrote it."""
         finish = self._finish_of(self.open_run) if self.open_run is not None else None
         payload = finish.payload if finish is not None else None
         outcome = payload.get("outcome") if isinstance(payload, dict) else None
         return outcome if isinstance(outcome, str) else None
 
     def _finish_of(self, run: OpenRun) -> Event | None:
-        """The ``run.finished`` of ``run`` after its start (a finish of the
-        same id before a restart does not count)."""
+        """The ``run.finished`` of ``run`` after its start (not one before a restart)."""
         after = run.started_event not in self._ids  # started before the seed
         for event in self._runs():
             if event.id == run.started_event:

@@ -188,15 +188,18 @@ def _needs(node: str, folder: Folder, created: set[str], op: str) -> None:
         )
 
 
-def secrets(rel: str, lines: bytes, what: str) -> None:
+def secrets(rel: str, lines: bytes, what: str, scan: set[int] | None = None) -> None:
     """Refuse to append ``lines`` to the append-only ``rel`` when one carries a
     credential (the rule the hooks apply when they are committed): nothing is
     written, and the error names what held it. One screen of the whole batch
     (:func:`~git_gasp.core.secrets.lines_to_scan`, as the hooks run it) picks
     the lines to test: one with no rule's trigger and no JSON escape that could
-    spell one (:func:`~git_gasp.core.change.escapes_may_hide`) holds none."""
+    spell one (:func:`~git_gasp.core.change.escapes_may_hide`) holds none.
+    ``scan``: that screen's lines when a caller had them found already
+    (:class:`git_gasp.agent.screening.Screen`)."""
     text = lines.decode("utf-8", "replace")
-    scan = scan_lines(lines)
+    if scan is None:
+        scan = scan_lines(lines)
     for i, raw in enumerate(text.split("\n")):
         if i not in scan and not escapes_may_hide(raw):
             continue
