@@ -1,21 +1,15 @@
 """A batch of megabytes (an import of a long transcript) is screened for
 credentials by ``git grep`` in a second process while the append validates
-it (:mod:`git_gasp.agent.screening`), with the verdicts of the screen here;
-and a transcript's lines are parsed by orjson first with the standard
-parser's values and reasons (:func:`git_gasp.adapters.lines._loads`)."""
+it (:mod:`git_gasp.agent.screening`), with the verdicts of the screen here."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from git_gasp import git
-from git_gasp.adapters.lines import _loads
 from git_gasp.agent import screening
 from git_gasp.agent.api import Agent
 from git_gasp.agent.ids import new_id
@@ -121,49 +115,3 @@ def test_when_git_cannot_screen_the_batch_is_screened_here(
     assert screening.Screen(lines).lines() == scan_lines(lines) == {100, 101}
     with pytest.raises(GaspError, match=r"\[github-token\]"):
         agent.append(_batch(1200, {50: f"use {TOKEN}"}))
-
-
-_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False)
-    | st.text()
-)
-_values = st.recursive(
-    _scalars, lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=20
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(_values)
-def test_a_transcript_line_parses_to_the_standard_parsers_value(value: object) -> None:
-    raw = json.dumps(value, ensure_ascii=False)
-    assert _loads(raw) == json.loads(raw)
-    assert type(_loads(raw)) is type(json.loads(raw))
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        '{"n":NaN}',
-        '{"n":123456789012345678901234567890}',
-        '{"n":-9223372036854775809}',
-        '{"s":"\\ud800"}',
-        '{"a":1,"a":2}',
-        '{"n":1e999}',
-    ],
-)
-def test_what_orjson_refuses_or_reads_otherwise_is_the_standard_parsers(raw: str) -> None:
-    got, want = _loads(raw), json.loads(raw)
-    assert json.dumps(got) == json.dumps(want)
-
-
-@pytest.mark.parametrize("raw", ['{"a":', "[" * 5000 + "]" * 5000, '{"a":1}x'])
-def test_a_line_that_is_not_json_fails_as_the_standard_parser_fails(raw: str) -> None:
-    try:
-        json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        expected: type[BaseException] = type(exc)
-    with pytest.raises(expected):
-        _loads(raw)

@@ -20,17 +20,11 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from git_gasp.core.event import Event
-
-_orjson_loads: Callable[[str], Any]
-try:
-    from orjson import loads as _orjson_loads
-except ImportError:  # pragma: no cover - orjson is a declared dependency
-    _orjson_loads = json.loads
 
 LINE_CAP = 32 << 20  # bytes of one line an import reads; git-gasp-import(1) documents it
 CHUNK = 1 << 20  # bytes a reader takes at a time (at most LINE_CAP)
@@ -257,26 +251,6 @@ def _scrubbed(value: Any) -> Any:
     return top[0]
 
 
-_DIGITS = re.compile(r"[0-9]{19}")
-
-
-def _loads(raw: str) -> Any:
-    """``json.loads(raw)``, through orjson first (an accelerator: ~3x quicker
-    on a transcript's lines). Whatever orjson refuses, the standard parser
-    reads again, so what it accepts (NaN, integers past 64 bits, a lone
-    surrogate escape) and the reason it gives for what it does not are the
-    standard library's; what orjson accepts the standard parser reads the
-    same (both keep the last of a duplicated key), but an integer past 64
-    bits, which orjson makes a float: a line with 19 digits in a row is the
-    standard parser's."""
-    if _DIGITS.search(raw) is not None:
-        return json.loads(raw)
-    try:
-        return _orjson_loads(raw)
-    except ValueError:  # orjson.JSONDecodeError, nesting past its limit included
-        return json.loads(raw)
-
-
 def records(source: Source, diag: Diagnostics, first_line: int = 1) -> list[Record]:
     """The JSON objects of ``source`` in file order; bad lines go to ``diag``.
     ``first_line`` numbers its first line (a tail read from a resume point).
@@ -299,7 +273,7 @@ def records(source: Source, diag: Diagnostics, first_line: int = 1) -> list[Reco
             shift += gaps.get(index, 0)
             continue
         try:
-            value = _loads(raw)
+            value = json.loads(raw)
         except (ValueError, RecursionError) as exc:
             if index == last and torn_possible:
                 diag.torn.append(f"{source.name}:{index + shift}")
