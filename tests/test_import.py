@@ -305,6 +305,37 @@ def test_import_grown_session_continues_in_a_continuation_run(
     assert [(r["session"], r["input"], r["output"]) for r in rows] == [(T.SESSION, 12, 4)]
 
 
+def _last_ms(text: str) -> int:
+    from git_gasp.adapters.emitting import ts_ms
+
+    return max(ts_ms(json.loads(line).get("timestamp"), 0) for line in text.splitlines())
+
+
+def test_an_imported_run_finishes_when_its_session_did_not_when_imported(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    m = T.Claude("2.1.173")
+    m.user("say hi")
+    m.assistant("msg_1", [{"type": "text", "text": "hi"}], T.usage(3, 1))
+    path = tmp_path / f"{T.SESSION}.jsonl"
+    path.write_text(m.text())
+    args = ["claude-code", str(path), "--repo", str(agent_repo)]
+    first = _import(args, capsys)["sessions"][0]
+    ended = _last_ms(m.text())  # 2026-06-15T10:00:..., months before the import
+    (finished,) = [e for e in _runs(agent_repo) if e["kind"] == "run.finished"]
+    assert finished["ts_ms"] == ended
+    capsys.readouterr()
+    assert main(["show", first["run_id"], "-C", str(agent_repo)]) == 0
+    assert "- finished: 2026-06-15T10:" in capsys.readouterr().out
+    m.user("and bye")  # grown: its continuation ends with its own last record
+    m.assistant("msg_2", [{"type": "text", "text": "bye"}], T.usage(4, 1))
+    path.write_text(m.text())
+    _import(args, capsys)
+    stamps = [e["ts_ms"] for e in _runs(agent_repo) if e["kind"] == "run.finished"]
+    assert stamps == [ended, _last_ms(m.text())] and stamps[1] > stamps[0]
+    assert main(["check", str(agent_repo)]) == 0
+
+
 def test_import_codex_zst_from_codex_home(
     agent_repo: Path,
     tmp_path: Path,

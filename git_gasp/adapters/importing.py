@@ -202,8 +202,7 @@ def latest_run(agent: Agent, agent_name: str, session: str) -> Resume | None:
 def _close(
     writer: _Writer, agent: Agent, projection: Projection
 ) -> tuple[str | None, str | None] | None:
-    """The boundary commit of the run, unless it was closed already: each run
-    (the session's first, or a continuation) finishes once."""
+    """The run's boundary commit, unless it was closed already (a run finishes once)."""
     run_id = projection.run_id
     events = agent.run_events(run_id)
     started = next(e for e in events if e.kind == "run.started")
@@ -212,9 +211,11 @@ def _close(
     if agent.open_run is None or agent.open_run.run_id != run_id:
         agent.open_run = OpenRun(run_id, started.id, None, agent.worker)
     agent.lease.acquire()
-    ref = f"{projection.agent}:{projection.session}"
-    info = writer.info()
-    closed = close_run(agent, projection.outcome, sessions=[ref], info=info, maintain=False)
+    ref, info = f"{projection.agent}:{projection.session}", writer.info()
+    ended = max(e.ts_ms for e in events)  # it ended with its last record, not now
+    closed = close_run(
+        agent, projection.outcome, sessions=[ref], info=info, maintain=False, finished_at=ended
+    )
     writer.committed = writer.committed or closed.commit is not None
     return closed.commit, closed.note
 

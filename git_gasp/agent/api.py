@@ -372,14 +372,15 @@ class Agent(EventLog):
         return run_id
 
     @validate.typed_arguments
-    def finish_run(self, outcome: str) -> str:
-        """``run.finished`` + UpdateNode run; the run stays open until committed."""
+    def finish_run(self, outcome: str, at_ms: int | None = None) -> str:
+        """``run.finished`` + UpdateNode run; the run stays open until committed.
+        ``at_ms``: when the run ended, if not now (an imported session's last record)."""
         run = self.open_run
         if run is None:
             raise GaspError("no run is open", "start one with: git gasp run start --task TEXT")
         if self._finish_of(run) is None:
             exists = run.run_id in self.graph.nodes
-            self.record(runpayloads.run_finished(run.run_id, outcome, exists))
+            self.record(runpayloads.run_finished(run.run_id, outcome, exists), ts_ms=at_ms)
         return run.run_id
 
     def forget_run(self) -> None:

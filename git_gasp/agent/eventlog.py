@@ -163,12 +163,8 @@ class EventLog:
         if ident in self._folder.nodes:
             return True
         self._full()
-        return any(
-            e.kind == "run.started"
-            and isinstance(e.payload, dict)
-            and e.payload.get("run_id") == ident
-            for e in self._events
-        )
+        started = (e.payload for e in self._events if e.kind == "run.started")
+        return any(isinstance(p, dict) and p.get("run_id") == ident for p in started)
 
     def reread(self) -> None:
         """Catch up with what other processes appended, under the log's lock,
@@ -305,8 +301,9 @@ class EventLog:
         actor: Actor | None = None,
         causation: str | None = None,
         correlation: str | None = None,
+        ts_ms: int | None = None,
     ) -> Recorded:
-        """Append one helper's events: the domain event, then its ops pair."""
+        """Append one helper's events: the domain event, then its ops pair (at ``ts_ms``)."""
         actor = actor or self.actor
         events: list[Event] = []
         if rec.kind is not None:
@@ -318,6 +315,8 @@ class EventLog:
             else:
                 cause, corr = self._chain(OPS_APPLIED, causation, correlation)
             events.append(self._event(OPS_APPLIED, list(rec.ops), actor, cause, corr))
+        if ts_ms is not None:
+            events = [e._replace(ts_ms=ts_ms) for e in events]
         self.append(events)
         return Recorded(rec.returns or events[-1].id, tuple(e.id for e in events))
 

@@ -224,6 +224,7 @@ def close_run(
     *,
     info: git.RepoInfo | None = None,
     maintain: bool = True,
+    finished_at: int | None = None,
 ) -> Closed:
     """Finish the open run and make its boundary commit (safe to retry).
 
@@ -232,14 +233,16 @@ def close_run(
     worker), one records ``run.finished`` and commits, the other then finds
     the run closed and reports that commit (``already``). ``info`` and
     ``maintain``: as :func:`boundary_commit` takes them (an import of many
-    sessions knows where the repository is, and maintains it once)."""
+    sessions knows where the repository is, and maintains it once).
+    ``finished_at``: when the run ended, if not now (epoch ms: an imported
+    session's last record)."""
     seen = agent.open_run
     with run_lock(agent.root):
         agent.reread()
         if agent.open_run is None and seen is not None:
             commit = closeretry.commit_of(agent.root, seen.run_id)
             return Closed(seen.run_id, commit, None, None, already=True)
-        return _close_open_run(agent, outcome, goal, sessions, paths, info, maintain)
+        return _close_open_run(agent, outcome, goal, sessions, paths, info, maintain, finished_at)
 
 
 # long: the steps of a close in their order, each one call (their order is the protocol)
@@ -251,6 +254,7 @@ def _close_open_run(
     paths: Sequence[str],
     info: git.RepoInfo | None = None,
     maintain: bool = True,
+    finished_at: int | None = None,
 ) -> Closed:
     run = agent.open_run
     if run is None:
@@ -273,7 +277,7 @@ def _close_open_run(
     _check_paths(agent.root, paths)
     committed = committed_lines(agent.root, info)
     agent.lease.acquire()
-    agent.finish_run(outcome)
+    agent.finish_run(outcome, finished_at)
     faults.point("close:finished")
     # the log is final now: it is stored while the projections are written
     where = loose_store(agent.root, committed.info) if committed and committed.starts else None
