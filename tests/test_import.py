@@ -258,19 +258,28 @@ def _goal(message: str) -> list[str]:
     return [line for line in message.splitlines() if line.startswith("Goal: ")]
 
 
-def test_import_grown_session_continues_in_a_continuation_run(
-    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _said_hi(tmp_path: Path, agent_repo: Path) -> tuple[T.Claude, Path, list[str]]:
+    """A one-turn session written to a file, and the import arguments of it."""
     m = T.Claude("2.1.173")
     m.user("say hi")
     m.assistant("msg_1", [{"type": "text", "text": "hi"}], T.usage(3, 1))
     path = tmp_path / f"{T.SESSION}.jsonl"
     path.write_text(m.text())
-    args = ["claude-code", str(path), "--repo", str(agent_repo)]
-    first = _import(args, capsys)["sessions"][0]
+    return m, path, ["claude-code", str(path), "--repo", str(agent_repo)]
+
+
+def _say_bye(m: T.Claude, path: Path) -> None:
     m.user("and bye")
     m.assistant("msg_2", [{"type": "text", "text": "bye"}], T.usage(4, 1))
     path.write_text(m.text())
+
+
+def test_import_grown_session_continues_in_a_continuation_run(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    m, path, args = _said_hi(tmp_path, agent_repo)
+    first = _import(args, capsys)["sessions"][0]
+    _say_bye(m, path)
     second = _import(args, capsys)["sessions"][0]
     # its own run: run.started (naming the run it continues) + task + model, with pairs
     assert second["run_id"] != first["run_id"]
@@ -314,12 +323,7 @@ def _last_ms(text: str) -> int:
 def test_an_imported_run_finishes_when_its_session_did_not_when_imported(
     agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    m = T.Claude("2.1.173")
-    m.user("say hi")
-    m.assistant("msg_1", [{"type": "text", "text": "hi"}], T.usage(3, 1))
-    path = tmp_path / f"{T.SESSION}.jsonl"
-    path.write_text(m.text())
-    args = ["claude-code", str(path), "--repo", str(agent_repo)]
+    m, path, args = _said_hi(tmp_path, agent_repo)
     first = _import(args, capsys)["sessions"][0]
     ended = _last_ms(m.text())  # 2026-06-15T10:00:..., months before the import
     (finished,) = [e for e in _runs(agent_repo) if e["kind"] == "run.finished"]
@@ -327,9 +331,7 @@ def test_an_imported_run_finishes_when_its_session_did_not_when_imported(
     capsys.readouterr()
     assert main(["show", first["run_id"], "-C", str(agent_repo)]) == 0
     assert "- finished: 2026-06-15T10:" in capsys.readouterr().out
-    m.user("and bye")  # grown: its continuation ends with its own last record
-    m.assistant("msg_2", [{"type": "text", "text": "bye"}], T.usage(4, 1))
-    path.write_text(m.text())
+    _say_bye(m, path)  # grown: its continuation ends with its own last record
     _import(args, capsys)
     stamps = [e["ts_ms"] for e in _runs(agent_repo) if e["kind"] == "run.finished"]
     assert stamps == [ended, _last_ms(m.text())] and stamps[1] > stamps[0]
