@@ -142,6 +142,37 @@ def test_restore_context_inside_the_clone_and_never_over_a_source(
     assert (dest / "ctx.md").read_text().startswith("# Agent context: evolve")
 
 
+def test_context_dash_prints_the_document_and_the_report_goes_to_stderr(
+    source: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--context -`` is standard output, as a git tool reads ``-``: never a
+    file named ``-``; the report and the next steps go to stderr beside it."""
+    monkeypatch.chdir(tmp_path)
+    dest = tmp_path / "r"
+    code, out, err = main(capsys, "restore", url(source), str(dest), "--context", "-")
+    assert code == 0, err
+    assert out.startswith("# Agent context: evolve")
+    assert "goal `goal_retry` (Open): Make retry reliable" in out
+    assert "agent:           evolve" in err and f"restored into {dest}" in err
+    assert "agent:" not in out and not (tmp_path / "-").exists()
+    code, out, err = main(capsys, "status", "-C", str(dest), "--context", "-")
+    assert code == 0 and out.startswith("# Agent context: evolve")
+    assert "identity:        verified" in err
+    # --json is a document on stdout too: refused before anything is done
+    code, out, err = main(capsys, "status", "-C", str(dest), "--context", "-", "--json")
+    assert (code, out) == (2, "")
+    assert "--context - and --json would both print on standard output" in err
+    assert "hint: write the document to a file: --context FILE" in err
+    code, _, err = main(
+        capsys, "restore", url(source), str(tmp_path / "r2"), "--context", "-", "--json"
+    )
+    assert code == 2 and not (tmp_path / "r2").exists()
+    assert not (tmp_path / "-").exists()
+
+
 def test_restore_at_the_middle_of_the_log(
     source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

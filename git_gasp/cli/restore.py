@@ -8,7 +8,7 @@ from git_gasp import output
 from git_gasp.cli import paging
 from git_gasp.cli.options import JSON as _JSON
 from git_gasp.cli.options import REPO, not_empty
-from git_gasp.errors import OK, GaspError
+from git_gasp.errors import OK, USAGE, GaspError
 
 _CONTEXT = click.option(
     "--context",
@@ -16,8 +16,21 @@ _CONTEXT = click.option(
     metavar="FILE",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Also write a Markdown rehydration document (identity, skills, memory, goals, runs).",
+    help="Also write a Markdown rehydration document (identity, skills, memory, goals, runs) "
+    "to FILE; - prints it on standard output, and the report on standard error.",
 )
+
+
+def _context_target(context: str | None, as_json: bool) -> str | None:
+    """The file ``--context`` names, None for none or standard output (``-``),
+    which --json, a document on standard output too, cannot share."""
+    if context == "-" and as_json:
+        raise GaspError(
+            "--context - and --json would both print on standard output",
+            "write the document to a file: --context FILE",
+            USAGE,
+        )
+    return None if context == "-" else context
 
 
 _BUDGET = click.option(
@@ -53,6 +66,10 @@ def emit(
     from git_gasp.core.restoretext import report_text
     from git_gasp.restore.restoring import write_context
 
+    if context == "-":  # the document on stdout, the report beside it on stderr
+        output.data(text)
+        output.diag(report_text(report))
+        return
     if context is not None:
         write_context(context, text, root)
     if as_json:
@@ -114,12 +131,13 @@ def restore(
 
     from git_gasp.restore.restoring import restore as do_restore
 
-    if context is not None:
+    target = _context_target(context, as_json)
+    if target is not None:
         from git_gasp.restore.restoring import default_directory
         from git_gasp.store.outfile import check_target_in_clone
 
         # before the clone, not after it
-        check_target_in_clone(context, directory or default_directory(url))
+        check_target_in_clone(target, directory or default_directory(url))
     executor = {k: v for k, v in (("model", model), ("provider", provider)) if v is not None}
     shown = not quiet and sys.stderr.isatty()
     progress = (lambda line: output.diag(f"restore: {line}")) if shown else None
@@ -132,7 +150,7 @@ def restore(
         exc.hint = f"{exc.hint}; the agent is restored in {restored.root}"
         raise
     if not quiet and not as_json:
-        output.data(next_steps(restored.root))
+        (output.diag if context == "-" else output.data)(next_steps(restored.root))
     return OK
 
 
@@ -173,10 +191,11 @@ def status(
     from git_gasp.restore.restoring import describe
 
     root = repo_root(repo)
-    if context is not None:
+    target = _context_target(context, as_json)
+    if target is not None:
         from git_gasp.store.outfile import check_target
 
-        check_target(context, root)
+        check_target(target, root)
     restored = describe(root, local=True, budget=_budget(budget))
     emit(restored.report, as_json, context, restored.context, root, (color, no_pager))
     return OK
