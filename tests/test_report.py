@@ -87,3 +87,19 @@ def test_what_the_repository_holds_is_escaped(fixture_repo: Path, tmp_path: Path
     )
     assert "in run: run_42" in html  # the fixture's patch, in its run; the goal in none
     assert "in run: Make retry reliable" not in html
+
+
+def test_the_track_record_shows_one_weeks_pass_rate_and_no_scale_without_patches() -> None:
+    """One week of evals is a dot (a line needs two); with no patch promoted
+    or rejected the bars have no scale, and the chart says so."""
+    from git_gasp.view.charts import track_record
+    from git_gasp.view.reportdata import Week
+
+    svg = track_record([Week("2026-06-15", 0, 0, 6, 6)])
+    assert svg.count("<circle") == 1 and "<polyline" not in svg
+    assert "eval pass rate 100% (6 of 6)" in svg
+    assert "no patch has been promoted or rejected yet" in svg
+    assert not re.search(r">1</text>", svg)  # no "1" above and below the line
+    two = track_record([Week("2026-06-15", 2, 1, 4, 2), Week("2026-06-22", 1, 0, 2, 2)])
+    assert two.count("<circle") == 2 and "<polyline" in two
+    assert ">2</text>" in two and "no patch has been" not in two
