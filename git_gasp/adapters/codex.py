@@ -346,21 +346,31 @@ class _Walk:
             self.diag.unknown_types[f"event_msg/{kind}"] += 1
 
     def _tokens(self, payload: dict[str, Any], key: str, ms: int) -> None:
-        info = payload.get("info")
-        total = info.get("total_token_usage") if isinstance(info, dict) else None
-        if not isinstance(total, dict) or total == self.total:
-            self.diag.ignored["repeated or empty token_count"] += 1
+        info = payload["info"] if isinstance(payload.get("info"), dict) else {}
+        total, last = info.get("total_token_usage"), info.get("last_token_usage")
+        total = total if isinstance(total, dict) else None
+        if total is None and not isinstance(last, dict):
+            why = "token_count without usage"  # a rate-limits-only event (info null)
+            if "input_tokens" in payload:  # not the {info: {…}} of every version met
+                why = "token_count with its counts outside info (not counted)"
+                self.diag.unknown_fields[why] += 1
+            else:
+                self.diag.ignored[why] += 1
+            return
+        if total is not None and total == self.total:
+            self.diag.ignored["repeated token_count"] += 1
             return
         self._flush()
         self.diag.recognised += 1
-        before = self.total or {}
-        if any(_is_count(v) and v < _count(before.get(k)) for k, v in total.items()):
-            # a resumed Codex appends to the rollout with totals counted from zero again
+        model = info.get("model") or info.get("model_name")  # newer builds name it here
+        self.model = model if isinstance(model, str) and model.strip() else self.model
+        fell = total is not None and F.delta(total, self.total or {}) is None
+        if fell:  # a resumed Codex appends totals counted from zero again
             self.diag.ignored["token_count total started again (counted from zero)"] += 1
-            before = {}
-        delta = {k: v - _count(before.get(k)) for k, v in total.items() if _is_count(v)}
-        self.total = total
-        meta = {"session": self.em.session, "usage": delta, "total_token_usage": total}
+        before = {} if fell else self.total or {}
+        usage = last if isinstance(last, dict) else F.delta(total or {}, before)
+        self.total = total or self.total
+        meta = {"session": self.em.session, "usage": usage, "total_token_usage": total}
         self.em.model_finished((key, "tokens"), self.model, ms, meta)
 
     def _task(self, key: str, text: str, ms: int) -> None:
@@ -387,12 +397,3 @@ class _Walk:
         return session_projection(
             AGENT, self.em, self.first_prompt, self.cursor, self.diag, self.outcome
         )
-
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _count(value: Any) -> int:
-    """A token count of an earlier total; what is not a count counts as 0."""
-    return value if _is_count(value) else 0

@@ -203,3 +203,20 @@ def patched(tool: str, given: str) -> list[str]:
             return []
         given = given.replace("\\n", "\n")
     return PATCH_FILE.findall(given)
+
+
+def delta(total: dict[str, Any], before: dict[str, Any]) -> dict[str, int] | None:
+    """What a cumulative total adds to the one ``before`` it; None when a
+    count fell (the total started again)."""
+    if any(_is_count(v) and v < _count(before.get(k)) for k, v in total.items()):
+        return None
+    return {k: v - _count(before.get(k)) for k, v in total.items() if _is_count(v)}
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> int:
+    """A token count of an earlier total; what is not a count counts as 0."""
+    return value if _is_count(value) else 0

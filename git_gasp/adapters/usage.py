@@ -6,11 +6,14 @@
   API's, unique: met again in another session's file (``/branch``,
   ``--fork-session`` and resumed copies carry the old messages), it is a copy,
   counted once, for the first session that logged it (as ccusage counts).
-  Input, output, cache-creation and cache-read tokens are the API's.
-- Codex reports cumulative totals per thread: each imported ``token_count``
-  is a delta of them, so the per-session sum is the last total (a total
-  that fell, as a resumed Codex writes one, counts from zero again). Input
-  excludes the cached tokens, which are the cache reads.
+  Input, output, cache-creation and cache-read tokens are the API's (the
+  cache creation, when only its per-TTL split ``cache_creation`` was logged,
+  is the split's sum).
+- Codex: each imported ``token_count`` holds the call's usage, its
+  ``last_token_usage`` (a repeated cumulative total is not imported again);
+  without one, the delta of the cumulative totals (a total that fell, as a
+  resumed Codex writes one, counts from zero again). Input excludes the
+  cached tokens (the cache reads) and the cache writes.
 - A subagent's messages are counted once, in its own file; records a child
   copied from its parent were never imported as the child's.
 """
@@ -24,23 +27,33 @@ from typing import Any
 from git_gasp.core.event import Event
 
 FIELDS = ("input", "output", "cache_creation", "cache_read")
+CACHE_TIERS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
 def _claude(usage: Mapping[str, Any]) -> dict[str, int]:
+    created = usage.get("cache_creation_input_tokens")
+    tiers = usage.get("cache_creation")
+    if created is None and isinstance(tiers, dict):  # only the per-TTL split was logged
+        created = sum(_int(tiers.get(k)) for k in CACHE_TIERS)
     return {
         "input": _int(usage.get("input_tokens")),
         "output": _int(usage.get("output_tokens")),
-        "cache_creation": _int(usage.get("cache_creation_input_tokens")),
+        "cache_creation": _int(created),
         "cache_read": _int(usage.get("cache_read_input_tokens")),
     }
 
 
 def _codex(delta: Mapping[str, Any]) -> dict[str, int]:
-    cached = _int(delta.get("cached_input_tokens"))
+    """A Codex call's counts: its input holds the cached tokens (the cache
+    reads, at most all of it) and the cache writes (at most what is left)."""
+    given = _int(delta.get("input_tokens"))
+    cached = delta.get("cached_input_tokens")
+    cached = min(_int(delta.get("cache_read_input_tokens") if cached is None else cached), given)
+    written = min(_int(delta.get("cache_write_input_tokens")), given - cached)
     return {
-        "input": _int(delta.get("input_tokens")) - cached,
+        "input": given - cached - written,
         "output": _int(delta.get("output_tokens")),
-        "cache_creation": _int(delta.get("cache_write_input_tokens")),
+        "cache_creation": written,
         "cache_read": cached,
     }
 
