@@ -42,7 +42,9 @@ KNOWN_FIELDS = frozenset(
     "ownerAccountUuid ownerOrganizationUuid session_id rendered renderedRole promptSource "
     "turnOrigin turnPosition advisorModel apiBlockIndex attributionMcpServer "
     "attributionMcpTool perTurnEffort serverClassifierContext serverClassifierRequest "
-    "wireToolInputs relocatedCwd worktreeSession".split()
+    "wireToolInputs relocatedCwd worktreeSession "
+    # 1.0.x lines' own cost and duration; an agent team's member names its team
+    "costUSD durationMs teamName".split()
 )
 INJECTED_PREFIXES = (
     ("<system-reminder>", "system reminder"),
