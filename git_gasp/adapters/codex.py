@@ -8,9 +8,9 @@ sampling step (the assistant items between two tool outputs) → one
 ``custom_tool_call``, ``local_shell_call``, ``web_search_call``) with the
 output of the same ``call_id`` → ``tool.called``, success from ``Process
 exited with code N`` or apply_patch's ``exit_code``; ``token_count`` →
-``model.finished`` carrying the cumulative total and its delta (a repeated
-total is counted once); ``turn_aborted``, compaction, rollbacks and undo →
-``observation.created``; ``error`` and failed calls → ``failure.observed``;
+``model.finished`` with the call's usage (``last_token_usage``, else the totals'
+delta; a repeated total counts once); ``turn_aborted``, compaction, rollbacks
+and undo → ``observation.created``; ``error`` and failed calls → ``failure.observed``;
 ``spawn_agent`` → ``frame.created``, the child rollout projected inside it.
 Encrypted reasoning and remote compaction are marked as not readable.
 """
