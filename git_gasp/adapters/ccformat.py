@@ -78,6 +78,9 @@ SETTING_COMMANDS = frozenset(
     "skills status statusline terminal-setup theme todos upgrade usage vim".split()
 )
 AGENT_ID = re.compile(r"agentId: ([\w-]+)")
+TEAMMATE = re.compile(
+    r'<teammate-message teammate_id="([^"]*)"[^>]*>(.*?)(?:</teammate-message>|$)', re.DOTALL
+)
 DENIED = ("doesn't want to proceed with this tool use", "Permission to use", "permission denied")
 
 
@@ -163,6 +166,22 @@ def queued_prompt(rec: Record, diag: Diagnostics) -> Record | None:
     return Record(
         rec.line, {**line, "type": "user", "message": {"role": "user", "content": prompt}}
     )
+
+
+def teammate(em: Emitter, value: dict[str, Any], text: str, ms: int) -> str:
+    """A message between the members of an agent team (the lead's brief for a
+    member, a member's report to the lead): an observation of who wrote what,
+    never a person's task (the team's protocol messages, JSON such as an
+    ``idle_notification``, are only counted). The title of a member's run
+    (its lines name ``agentName`` and ``teamName``), "" on the lead's side."""
+    for sender, said in TEAMMATE.findall(text):
+        if not said.strip().startswith("{"):
+            key = f"teammate:{value.get('uuid')}:{digest(said)}"
+            em.observation(key, f"message from teammate {sender}", said.strip(), ms, {})
+    name, team = value.get("agentName"), value.get("teamName")
+    if isinstance(name, str) and isinstance(team, str) and name != "team-lead":
+        return f"teammate {name} of team {team}"
+    return ""
 
 
 def server_result(block: dict[str, Any]) -> dict[str, Any] | None:

@@ -303,6 +303,9 @@ class _Walk:
                     self.diag.injected[why] += 1
                     if why == "interrupt marker":
                         self.outcome = "interrupted"
+                    elif why == "teammate message":
+                        named = F.teammate(self.em, value, said, ms)  # observed either way
+                        self.first_prompt = self.first_prompt or named
             else:
                 self.diag.unknown_fields[f"user block {kind}"] += 1
         if human or (images and flag is None and not child):
