@@ -48,7 +48,8 @@ SHELLS = ("exec_command", "shell", "shell_command", "local_shell", "container.ex
 
 BARE_ITEMS = frozenset(
     "message reasoning function_call function_call_output custom_tool_call "
-    "custom_tool_call_output local_shell_call web_search_call image_generation_call".split()
+    "custom_tool_call_output local_shell_call web_search_call image_generation_call "
+    "ghost_snapshot".split()
 )
 
 
@@ -67,6 +68,21 @@ def enveloped(value: dict[str, Any]) -> tuple[Any, Any]:
     if isinstance(kind, str) and kind in BARE_ITEMS:
         return "response_item", value
     return kind, None
+
+
+def whole_rollout(text: str) -> str | None:
+    """The TypeScript Codex CLI's rollout (0.1.x, spring 2025: one JSON
+    document ``{"session": {id, timestamp, instructions}, "items": [...]}``)
+    as the lines of a 2025 Rust one: the bare session meta, then the bare
+    items. None for any other text."""
+    try:
+        value = json.loads(text)
+        items = value.get("items") if isinstance(value, dict) else None
+        if not isinstance(items, list) or not isinstance(value.get("session"), dict):
+            return None
+        return "".join(json.dumps(line) + "\n" for line in [value["session"], *items])
+    except (ValueError, RecursionError):
+        return None
 
 
 def first_meta(text: str) -> dict[str, Any]:
