@@ -240,3 +240,36 @@ def test_claude_1_0_and_agent_team_fields_are_known(
     assert diag["unknown_fields"] == {} and diag["unknown_types"] == {}
     assert diag["versions"] == ["1.0.17"] and diag["untested"] == []
     assert _usage(agent_repo, capsys) == {"claude-sonnet-4-20250514": (4, 120, 2000, 10000)}
+
+
+def test_claude_the_cache_creation_split_is_read_first_and_a_usage_without_counts_is_shown(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where the split and the total disagree (the API writes them equal),
+    ccusage counts the split, an empty one as 0; a usage with no number of
+    input or output tokens it skips whole. ``usage`` counts alike, and import
+    names the skipped usages (ccusage: 7/13/300/10 for the first three)."""
+    m = T.Claude("2.1.50")
+    m.user("hello")
+    usages: list[dict[str, Any]] = [
+        {**T.usage(3, 5, 900, 10), "cache_creation": {"ephemeral_5m_input_tokens": 300}},
+        {**T.usage(2, 7, 40, 0), "cache_creation": {}},
+        {
+            **T.usage(2, 1, 30, 0),
+            "cache_creation": dict.fromkeys(
+                ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"), 0
+            ),
+        },
+        {"output_tokens": 7, "cache_read_input_tokens": 10},
+        {"input_tokens": "4", "output_tokens": 7, "cache_read_input_tokens": 10},
+    ]
+    for n, usage in enumerate(usages):
+        m.assistant(f"msg_{n}", [{"type": "text", "text": f"t{n}"}], usage, "claude-sonnet-4-6")
+    top = tmp_path / "projects" / "-srv-example-app"
+    top.mkdir(parents=True)
+    (top / f"{T.SESSION}.jsonl").write_text(m.text())
+    diag = _import(["claude-code", str(top), "--repo", str(agent_repo)], capsys)
+    assert diag["unknown_fields"] == {
+        "usage without input_tokens or output_tokens (not counted)": 2
+    }
+    assert _usage(agent_repo, capsys) == {"claude-sonnet-4-6": (7, 13, 300, 10)}

@@ -184,6 +184,17 @@ def teammate(em: Emitter, value: dict[str, Any], text: str, ms: int) -> str:
     return ""
 
 
+def usage_of(msg: dict[str, Any], before: Any, diag: Diagnostics) -> Any:
+    """A message line's usage (else the one before it); one without input and
+    output counts, which ``usage`` (as ccusage) does not count, is shown."""
+    usage = msg.get("usage", before)
+    if isinstance(usage, dict) and not all(
+        type(usage.get(k)) is int for k in ("input_tokens", "output_tokens")
+    ):
+        diag.unknown_fields["usage without input_tokens or output_tokens (not counted)"] += 1
+    return usage
+
+
 def server_result(block: dict[str, Any]) -> dict[str, Any] | None:
     """A server-side tool's result (``advisor_tool_result``,
     ``web_search_tool_result``, …: a block of the assistant message that made

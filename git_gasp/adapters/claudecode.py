@@ -203,7 +203,7 @@ class _Walk:
             message.blocks.extend(b for b in content if isinstance(b, dict))
         elif isinstance(content, str):
             message.blocks.append({"type": "text", "text": content})
-        message.usage = msg.get("usage", message.usage)  # the final line's usage wins
+        message.usage = F.usage_of(msg, message.usage, self.diag)  # the final line's wins
         model = msg.get("model")
         message.model = model if isinstance(model, str) and model else message.model
         message.stop = msg.get("stop_reason", message.stop)

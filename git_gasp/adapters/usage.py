@@ -7,8 +7,8 @@
   ``--fork-session`` and resumed copies carry the old messages), it is a copy,
   counted once, for the first session that logged it (as ccusage counts).
   Input, output, cache-creation and cache-read tokens are the API's (the
-  cache creation, when only its per-TTL split ``cache_creation`` was logged,
-  is the split's sum).
+  cache creation, when its per-TTL split ``cache_creation`` was logged, is
+  the split's sum); a usage without input and output counts is not counted.
 - Codex: each imported ``token_count`` holds the call's usage, its
   ``last_token_usage`` (a repeated cumulative total is not imported again);
   without one, the delta of the cumulative totals (a total that fell, as a
@@ -30,10 +30,16 @@ FIELDS = ("input", "output", "cache_creation", "cache_read")
 CACHE_TIERS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
-def _claude(usage: Mapping[str, Any]) -> dict[str, int]:
-    created = usage.get("cache_creation_input_tokens")
+def _claude(usage: Mapping[str, Any]) -> dict[str, int] | None:
+    """A Claude message's counts; None for a usage without input and output
+    counts (ccusage skips it). The cache creation is the per-TTL split's sum
+    when the split was logged (ccusage's reading; the API's total beside it
+    is the same figure), else the total."""
+    if type(usage.get("input_tokens")) is not int or type(usage.get("output_tokens")) is not int:
+        return None
     tiers = usage.get("cache_creation")
-    if created is None and isinstance(tiers, dict):  # only the per-TTL split was logged
+    created = usage.get("cache_creation_input_tokens")
+    if isinstance(tiers, dict):
         created = sum(_int(tiers.get(k)) for k in CACHE_TIERS)
     return {
         "input": _int(usage.get("input_tokens")),
@@ -84,7 +90,8 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
             if key in claude and event.kind == "model.finished":
                 model = claude[key][1]  # a later usage of the same message
             sessions[key] = session
-            claude[key] = (event, model, _claude(meta["usage"]))
+            if (counts := _claude(meta["usage"])) is not None:
+                claude[key] = (event, model, counts)
     return out + list(claude.values())
 
 
