@@ -10,6 +10,7 @@ import json
 from git_gasp.adapters import claudecode
 from git_gasp.adapters.claudecode import Session
 from git_gasp.adapters.lines import Projection, Source
+from git_gasp.adapters.usage import counted
 from git_gasp.core.event import Actor
 from tests import transcripts as T
 
@@ -76,3 +77,57 @@ def test_cc_the_lead_s_prompt_stays_its_task_beside_a_member_s_report() -> None:
         ("message from teammate tester", "all tests pass")
     ]
     assert got.task == "build it with a team"
+
+
+def _inline_sidechain() -> T.Claude:
+    """Claude Code up to 2.0.x wrote a ``Task`` subagent's conversation into
+    the main file: ``isSidechain`` lines whose own chain begins at a user line
+    holding the call's prompt, then the call's result on the main chain."""
+    m = T.Claude("1.0.30")
+    m.user("research the border colors")
+    task = {"description": "Research", "prompt": "Research how data-border-color is used"}
+    task["subagent_type"] = "general-purpose"
+    call = [{"type": "tool_use", "id": "toolu_T", "name": "Task", "input": task}]
+    m.assistant("msg_1", call, T.usage(3, 5, 100, 0))
+    main_parent = m.parent
+    side = T.Claude("1.0.30", sidechain=True, tag="s")
+    side.minute = 5
+    side.user(task["prompt"])
+    grep = [{"type": "tool_use", "id": "toolu_G", "name": "Grep", "input": {"pattern": "x"}}]
+    side.assistant("msg_s1", grep, T.usage(3, 7, 50, 0))
+    side.tool_result("toolu_G", "a.css")
+    side.assistant("msg_s2", [{"type": "text", "text": "In a.css"}], T.usage(3, 9, 0, 50))
+    m.lines += side.lines
+    m.parent = main_parent
+    m.minute = 20
+    m.tool_result("toolu_T", "In a.css")
+    m.assistant("msg_2", [{"type": "text", "text": "Done"}], T.usage(3, 4, 0, 100))
+    return m
+
+
+def test_cc_an_inline_sidechain_is_a_frame_and_its_prompt_no_task() -> None:
+    """The sidechain's prompt is the ``Task`` call's, not a person's: it was
+    taken as a second task. Its lines are projected inside one frame titled
+    by the call, and its tokens still count once each."""
+    got = _cc(_inline_sidechain().text())
+    assert [e.payload["title"] for e in got.events if e.kind == "task.created"] == [
+        "research the border colors"
+    ]
+    [frame] = [e.payload for e in got.events if e.kind == "frame.created"]
+    assert frame["title"] == "general-purpose: Research"
+    inside = {
+        op["CreateRelation"]["from"]
+        for e in got.events
+        if e.kind == "state.ops_applied"
+        for op in e.payload
+        if op.get("CreateRelation", {}).get("rel") == "contained_in_frame"
+        and op["CreateRelation"]["to"] == frame["id"]
+    }
+    named = {
+        e.payload["id"]: e.payload.get("tool") or e.payload.get("metadata", {}).get("message_id")
+        for e in got.events
+        if e.kind in ("tool.called", "model.called")
+    }
+    assert sorted(named[n] for n in inside) == ["Grep", "msg_s1", "msg_s2"]
+    assert got.diagnostics.injected["subagent prompt"] == 1
+    assert sum(c["output"] for _, _, c in counted(got.events)) == 5 + 7 + 9 + 4

@@ -287,6 +287,36 @@ class Message:
         self.stop: Any = None
 
 
+class Sidechains:
+    """The subagent conversations Claude Code wrote into the main file until
+    2.0.x (``isSidechain`` lines, a ``parentUuid`` chain of their own whose
+    root is the subagent's prompt): each one a frame of the run, titled by
+    the ``Task`` call whose prompt its root holds, inside that call's frame."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, str] = {}  # a sidechain line's uuid -> its chain's root
+        self.frames: dict[str, str] = {}  # a root -> its frame
+
+    def frame(self, em: Emitter, value: dict[str, Any], calls: dict[str, Any], ms: int) -> Any:
+        """The frame of an inline sidechain line; None for any other line."""
+        if value.get("isSidechain") is not True:
+            return None
+        uid, parent = str(value.get("uuid")), value.get("parentUuid")
+        root = self.roots.get(parent, uid) if isinstance(parent, str) else uid
+        self.roots[uid] = root
+        if root not in self.frames:
+            prompt = text_of(value.get("message")) if value.get("type") == "user" else ""
+            title, within = "subagent (sidechain)", None
+            for name, given, _, call_frame in calls.values():
+                if name in SUBAGENT_TOOLS and isinstance(given, dict) and prompt:
+                    if given.get("prompt") == prompt:
+                        kind = given.get("subagent_type") or "subagent"
+                        title, within = f"{kind}: {given.get('description') or prompt}", call_frame
+            meta = {"sidechain_root": root}
+            self.frames[root] = em.frame(f"sidechain:{root}", title, prompt, within, ms, meta)
+        return self.frames[root]
+
+
 def unnamed(agent_id: str, source: Source) -> str:
     """The frame title of a subagent file no call of the session names: a
     workflow run's agent (2.1.x ``subagents/workflows/<run>/agent-<id>.jsonl``,
