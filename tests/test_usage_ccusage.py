@@ -49,11 +49,12 @@ def _count(total: Any = None, last: Any = None, **info: Any) -> dict[str, Any]:
     return {"type": "token_count", "info": found, "rate_limits": None}
 
 
-def _rollout(path: Path, version: str, counts: list[dict[str, Any]]) -> None:
-    """A rollout of one turn of ``gpt-5.2``: its prompt, then ``counts``."""
+def _rollout(path: Path, version: str, counts: list[dict[str, Any]], model: str = "model") -> None:
+    """A rollout of one turn of ``gpt-5.2``: its prompt, then ``counts``;
+    ``model`` is the turn context's field that names it."""
     head = [
         ("session_meta", {"id": T.CODEX_SESSION, "cwd": "/r", "cli_version": version}),
-        ("turn_context", {"cwd": "/r", "model": "gpt-5.2", "summary": "auto"}),
+        ("turn_context", {"cwd": "/r", model: "gpt-5.2", "summary": "auto"}),
         ("event_msg", {"type": "user_message", "message": "hi", "kind": "plain"}),
     ]
     lines = [*head, *(("event_msg", c) for c in counts)]
@@ -140,6 +141,15 @@ CODEX_SHAPES = {
         ],
         {"gpt-5.4-mini": (1200, 60, 0, 300)},
     ),
+    # an empty usage is no call, and the model it names names nothing
+    "an empty usage": (
+        "0.80.0",
+        [
+            _count(_u(0, 0, 0), _u(0, 0, 0), model="gpt-5.1"),
+            _count(_u(1000, 200, 50), _u(1000, 200, 50)),
+        ],
+        {"gpt-5.2": (800, 50, 0, 200)},
+    ),
 }
 
 
@@ -153,6 +163,17 @@ def test_codex_usage_agrees_with_ccusage(
     diag = _import(["codex", str(rollout), "--repo", str(agent_repo)], capsys)
     assert diag["unknown_fields"] == {} and diag["unknown_types"] == {}
     assert _usage(agent_repo, capsys) == expected
+
+
+def test_codex_a_turn_context_s_model_name_names_the_model(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A turn context naming its model ``model_name`` (ccusage reads both
+    spellings) is that model's, not ``unknown``."""
+    rollout = tmp_path / f"rollout-2025-09-10T10-00-00-{T.CODEX_SESSION}.jsonl"
+    _rollout(rollout, "0.80.0", [_count(_u(1000, 200, 50), _u(1000, 200, 50))], "model_name")
+    _import(["codex", str(rollout), "--repo", str(agent_repo)], capsys)
+    assert _usage(agent_repo, capsys) == {"gpt-5.2": (800, 50, 0, 200)}
 
 
 def test_codex_a_repeated_total_and_a_rate_limits_event_count_nothing(

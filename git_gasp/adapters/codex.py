@@ -121,7 +121,7 @@ class _Walk:
             elif kind == "turn_context":
                 self._flush()  # a step open now was sampled by the model before
                 self.diag.recognised += 1
-                self.model = str(payload.get("model") or self.model)
+                self.model = str(payload.get("model") or payload.get("model_name") or self.model)
             elif kind == "compacted":
                 self._flush()
                 self.diag.recognised += 1
@@ -362,13 +362,12 @@ class _Walk:
             return
         self._flush()
         self.diag.recognised += 1
-        model = info.get("model") or info.get("model_name")  # newer builds name it here
-        self.model = model if isinstance(model, str) and model.strip() else self.model
         fell = total is not None and F.delta(total, self.total or {}) is None
         if fell:  # a resumed Codex appends totals counted from zero again
             self.diag.ignored["token_count total started again (counted from zero)"] += 1
         before = {} if fell else self.total or {}
         usage = last if isinstance(last, dict) else F.delta(total or {}, before)
+        self.model = F.call_model(info, usage or {}, self.model)
         self.total = total or self.total
         meta = {"session": self.em.session, "usage": usage, "total_token_usage": total}
         self.em.model_finished((key, "tokens"), self.model, ms, meta)

@@ -221,6 +221,17 @@ def patched(tool: str, given: str) -> list[str]:
     return PATCH_FILE.findall(given)
 
 
+def call_model(info: dict[str, Any], usage: dict[str, Any], model: str) -> str:
+    """The model a ``token_count`` names (newer builds do, in ``info``) when
+    the call used any tokens (ccusage skips an empty one whole), else ``model``."""
+    named = info.get("model") or info.get("model_name")
+    used = any(_count(usage.get(k)) for k in (*CALL_COUNTS, "cache_read_input_tokens"))
+    return named.strip() if isinstance(named, str) and named.strip() and used else model
+
+
+CALL_COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
+
+
 def delta(total: dict[str, Any], before: dict[str, Any]) -> dict[str, int] | None:
     """What a cumulative total adds to the one ``before`` it; None when a
     count fell (the total started again)."""

@@ -81,8 +81,10 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
         if not isinstance(meta, dict) or not isinstance(meta.get("usage"), dict):
             continue
         model = str(payload.get("model") or "unknown")
-        if "total_token_usage" in meta:  # codex: a delta of the thread's totals
-            out.append((event, model, _codex(meta["usage"])))
+        if "total_token_usage" in meta:  # codex: the call's usage
+            calls = _codex(meta["usage"])
+            if any(calls.values()):  # an empty one is not a call (ccusage skips it)
+                out.append((event, model, calls))
         elif isinstance(meta.get("message_id"), str):
             key, session = meta["message_id"], str(meta.get("session"))
             if key in sessions and sessions[key] != session:
@@ -90,8 +92,8 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
             if key in claude and event.kind == "model.finished":
                 model = claude[key][1]  # a later usage of the same message
             sessions[key] = session
-            if (counts := _claude(meta["usage"])) is not None:
-                claude[key] = (event, model, counts)
+            if (message := _claude(meta["usage"])) is not None:
+                claude[key] = (event, model, message)
     return out + list(claude.values())
 
 
