@@ -294,3 +294,28 @@ def test_claude_the_cache_creation_split_is_read_first_and_a_usage_without_count
         "usage without input_tokens or output_tokens (not counted)": 2
     }
     assert _usage(agent_repo, capsys) == {"claude-sonnet-4-6": (7, 13, 300, 10)}
+
+
+def test_claude_fast_mode_is_counted_as_the_model_s_fast_variant(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A message answered in fast mode says ``speed: "fast"`` in its usage;
+    ccusage counts it as ``<model>-fast`` (priced apart), so ``usage`` does."""
+    m = T.Claude("2.1.100")
+    m.user("hello")
+    m.assistant(
+        "msg_1", [{"type": "text", "text": "a"}], {**T.usage(3, 5, 100, 10), "speed": "fast"}
+    )
+    m.assistant(
+        "msg_2", [{"type": "text", "text": "b"}], {**T.usage(4, 7, 0, 10), "speed": "standard"}
+    )
+    for n in (1, 2):  # the model of both
+        m.lines[n] = m.lines[n].replace("claude-sonnet-4-5-20250929", "claude-opus-4-6")
+    top = tmp_path / "projects" / "-srv-example-app"
+    top.mkdir(parents=True)
+    (top / f"{T.SESSION}.jsonl").write_text(m.text())
+    _import(["claude-code", str(top), "--repo", str(agent_repo)], capsys)
+    assert _usage(agent_repo, capsys) == {
+        "claude-opus-4-6-fast": (3, 5, 100, 10),
+        "claude-opus-4-6": (4, 7, 0, 10),
+    }

@@ -8,7 +8,8 @@
   counted once, for the first session that logged it (as ccusage counts).
   Input, output, cache-creation and cache-read tokens are the API's (the
   cache creation, when its per-TTL split ``cache_creation`` was logged, is
-  the split's sum); a usage without input and output counts is not counted.
+  the split's sum); a usage without input and output counts is not counted;
+  fast mode's (``speed: fast``) is counted as the model's ``-fast`` variant.
 - Codex: each imported ``token_count`` holds the call's usage, its
   ``last_token_usage`` (a repeated cumulative total is not imported again);
   without one, the delta of the cumulative totals (a total that fell, as a
@@ -92,8 +93,9 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
             if key in claude and event.kind == "model.finished":
                 model = claude[key][1]  # a later usage of the same message
             sessions[key] = session
-            if (message := _claude(meta["usage"])) is not None:
-                claude[key] = (event, model, message)
+            fast = meta["usage"].get("speed") == "fast" and not model.endswith("-fast")
+            if (message := _claude(meta["usage"])) is not None:  # fast mode: its own prices
+                claude[key] = (event, f"{model}-fast" if fast else model, message)
     return out + list(claude.values())
 
 
