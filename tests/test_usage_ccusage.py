@@ -319,3 +319,23 @@ def test_claude_fast_mode_is_counted_as_the_model_s_fast_variant(
         "claude-opus-4-6-fast": (3, 5, 100, 10),
         "claude-opus-4-6": (4, 7, 0, 10),
     }
+
+
+def test_claude_a_message_counts_its_most_complete_usage(
+    agent_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lines of one message carry its usage as it streamed; ccusage keeps
+    the one of most tokens (the first of equals), not the last line's: a
+    message whose last line says fewer (1, then 40, then 20 output tokens)
+    counts 40, and of two equal totals the first counts."""
+    m = T.Claude("2.1.220")
+    m.user("hello")
+    for n, out in enumerate((1, 40, 20)):
+        m.assistant("msg_a", [{"type": "text", "text": f"a{n}"}], T.usage(3, out, 100, 2000))
+    m.assistant("msg_b", [{"type": "text", "text": "b0"}], T.usage(3, 40, 100, 2000))
+    m.assistant("msg_b", [{"type": "text", "text": "b1"}], T.usage(3, 50, 100, 1990))
+    top = tmp_path / "projects" / "-srv-example-app"
+    top.mkdir(parents=True)
+    (top / f"{T.SESSION}.jsonl").write_text(m.text())
+    _import(["claude-code", str(top), "--repo", str(agent_repo)], capsys)
+    assert _usage(agent_repo, capsys) == {"claude-sonnet-4-5-20250929": (6, 80, 200, 4000)}

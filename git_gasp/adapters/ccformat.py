@@ -14,6 +14,7 @@ from typing import Any
 from git_gasp.adapters.emitting import Emitter
 from git_gasp.adapters.lifting import Lifter
 from git_gasp.adapters.lines import Diagnostics, Record, Source
+from git_gasp.adapters.usage import fuller
 
 TESTED = ((1, 0, 0), (2, 1, 299))  # the versions the fixtures cover
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "mcp__acp__Write", "mcp__acp__Edit")
@@ -185,14 +186,15 @@ def teammate(em: Emitter, value: dict[str, Any], text: str, ms: int) -> str:
 
 
 def usage_of(msg: dict[str, Any], before: Any, diag: Diagnostics) -> Any:
-    """A message line's usage (else the one before it); one without input and
-    output counts, which ``usage`` (as ccusage) does not count, is shown."""
+    """The usage of a message so far: a line's when it is more complete than
+    the one before (:func:`usage.fuller`); one without input and output
+    counts, which ``usage`` (as ccusage) does not count, is shown."""
     usage = msg.get("usage", before)
     if isinstance(usage, dict) and not all(
         type(usage.get(k)) is int for k in ("input_tokens", "output_tokens")
     ):
         diag.unknown_fields["usage without input_tokens or output_tokens (not counted)"] += 1
-    return usage
+    return usage if not isinstance(before, dict) or fuller(usage, before) else before
 
 
 def server_result(block: dict[str, Any]) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ Mapping (adapters.md §7.2):
   reminders, slash and local commands, compaction summaries, skill text,
   hook output, interrupt and queue markers, ``isMeta`` lines) never is;
 - the lines of one assistant message (one ``message.id``) → one
-  ``model.called`` with the model and the message's final usage;
+  ``model.called`` with the model and the message's most complete usage;
 - ``tool_use`` + the ``tool_result`` with the same id → ``tool.called``
   (success from ``is_error``); a call with no result stays unfinished; a
   failed call adds ``failure.observed``; API errors → ``failure.observed``;
@@ -205,7 +205,7 @@ class _Walk:
             message.blocks.extend(b for b in content if isinstance(b, dict))
         elif isinstance(content, str):
             message.blocks.append({"type": "text", "text": content})
-        message.usage = F.usage_of(msg, message.usage, self.diag)  # the final line's wins
+        message.usage = F.usage_of(msg, message.usage, self.diag)  # the most complete
         model = msg.get("model")
         message.model = model if isinstance(model, str) and model else message.model
         message.stop = msg.get("stop_reason", message.stop)

@@ -1,8 +1,9 @@
 """Token accounting over imported events (pure): ``git gasp usage``.
 
 - Claude Code repeats a message's usage on every line of it: one count per
-  message id, the last usage logged for it (a message still streaming at one
-  import and final at the next keeps the final figures). A message id is the
+  message id, the most complete usage logged for it, the one of most tokens
+  (a message still streaming at one import and final at the next keeps the
+  final figures). A message id is the
   API's, unique: met again in another session's file (``/branch``,
   ``--fork-session`` and resumed copies carry the old messages), it is a copy,
   counted once, for the first session that logged it (as ccusage counts).
@@ -73,6 +74,7 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
     """``(event, model, counts)`` for each count, de-duplicated as above."""
     claude: dict[str, tuple[Event, str, dict[str, int]]] = {}  # message id -> its count
     sessions: dict[str, str] = {}  # message id -> the first session that logged it
+    raw: dict[str, Any] = {}  # message id -> the usage counted for it
     out: list[tuple[Event, str, dict[str, int]]] = []
     for event in events:
         if event.kind not in ("model.called", "model.finished"):
@@ -93,10 +95,22 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
             if key in claude and event.kind == "model.finished":
                 model = claude[key][1]  # a later usage of the same message
             sessions[key] = session
+            if key in claude and not fuller(meta["usage"], raw[key]):
+                continue  # the usage kept is the message's most complete
             fast = meta["usage"].get("speed") == "fast" and not model.endswith("-fast")
             if (message := _claude(meta["usage"])) is not None:  # fast mode: its own prices
                 claude[key] = (event, f"{model}-fast" if fast else model, message)
+                raw[key] = meta["usage"]
     return out + list(claude.values())
+
+
+def fuller(usage: Any, kept: Any) -> bool:
+    """Whether a later usage of a Claude message replaces the one kept: it
+    counts, and more tokens (the largest is the most complete, a streamed
+    message's last; ccusage keeps it, the first of equals)."""
+    new = _claude(usage) if isinstance(usage, Mapping) else None
+    old = _claude(kept) if isinstance(kept, Mapping) else None
+    return new is not None and (old is None or sum(new.values()) > sum(old.values()))
 
 
 def group(
