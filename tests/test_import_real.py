@@ -630,7 +630,9 @@ def _fork_rollout(repeat_own_meta: bool) -> str:
             },
         ),
         _at("2026-05-04T16:29:07.684Z", *_tokens(10_000, 8_000, 100)),
-        _at("2026-05-04T16:29:08.390Z", *_tokens(20_000, 16_000, 200)),  # past the second tick
+        _at(
+            "2026-05-04T16:29:08.390Z", *_tokens(20_000, 16_000, 200, (10_000, 8_000, 100))
+        ),  # past the second tick
     ]
     if repeat_own_meta:
         lines.append(_at("2026-05-04T16:29:08.391Z", "session_meta", own))
@@ -641,7 +643,7 @@ def _fork_rollout(repeat_own_meta: bool) -> str:
             "event_msg",
             {"type": "user_message", "message": "the fork's own prompt"},
         ),
-        _at("2026-05-04T16:29:39.000Z", *_tokens(25_000, 19_000, 260)),
+        _at("2026-05-04T16:29:39.000Z", *_tokens(25_000, 19_000, 260, (5_000, 3_000, 60))),
     ]
     return "".join(lines)
 
@@ -678,7 +680,7 @@ def test_codex_parent_and_fork_imported_together_count_the_parent_once(
             ("session_meta", {"id": PARENT, "cwd": "/r", "cli_version": "0.128.0"}),
             *_turn("the parent's prompt", "done"),
             _tokens(10_000, 8_000, 100),
-            _tokens(20_000, 16_000, 200),
+            _tokens(20_000, 16_000, 200, (10_000, 8_000, 100)),
         )
     )
     fork = tmp_path / f"rollout-2026-05-04T18-29-07-{FORK}.jsonl"
@@ -991,7 +993,7 @@ def test_codex_a_replay_that_kept_the_parent_s_own_times_is_copied_too() -> None
                 "event_msg",
                 {"type": "user_message", "message": "the fork's own prompt"},
             ),
-            _at("2026-05-04T16:29:39.000Z", *_tokens(25_000, 19_000, 260)),
+            _at("2026-05-04T16:29:39.000Z", *_tokens(25_000, 19_000, 260, (5_000, 3_000, 60))),
         ]
     )
     got = codex.project(CodexSession(FORK, [Source("f.jsonl", text)], {}), ACTOR, _never)

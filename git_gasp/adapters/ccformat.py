@@ -14,6 +14,7 @@ from typing import Any
 from git_gasp.adapters.emitting import Emitter
 from git_gasp.adapters.lifting import Lifter
 from git_gasp.adapters.lines import Diagnostics, Record, Source
+from git_gasp.adapters.usage import fuller
 
 TESTED = ((1, 0, 0), (2, 1, 299))  # the versions the fixtures cover
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "mcp__acp__Write", "mcp__acp__Edit")
@@ -42,7 +43,9 @@ KNOWN_FIELDS = frozenset(
     "ownerAccountUuid ownerOrganizationUuid session_id rendered renderedRole promptSource "
     "turnOrigin turnPosition advisorModel apiBlockIndex attributionMcpServer "
     "attributionMcpTool perTurnEffort serverClassifierContext serverClassifierRequest "
-    "wireToolInputs relocatedCwd worktreeSession".split()
+    "wireToolInputs relocatedCwd worktreeSession "
+    # 1.0.x lines' own cost and duration; an agent team's member names its team
+    "costUSD durationMs teamName".split()
 )
 INJECTED_PREFIXES = (
     ("<system-reminder>", "system reminder"),
@@ -76,6 +79,9 @@ SETTING_COMMANDS = frozenset(
     "skills status statusline terminal-setup theme todos upgrade usage vim".split()
 )
 AGENT_ID = re.compile(r"agentId: ([\w-]+)")
+TEAMMATE = re.compile(
+    r'<teammate-message teammate_id="([^"]*)"[^>]*>(.*?)(?:</teammate-message>|$)', re.DOTALL
+)
 DENIED = ("doesn't want to proceed with this tool use", "Permission to use", "permission denied")
 
 
@@ -161,6 +167,34 @@ def queued_prompt(rec: Record, diag: Diagnostics) -> Record | None:
     return Record(
         rec.line, {**line, "type": "user", "message": {"role": "user", "content": prompt}}
     )
+
+
+def teammate(em: Emitter, value: dict[str, Any], text: str, ms: int) -> str:
+    """A message between the members of an agent team (the lead's brief for a
+    member, a member's report to the lead): an observation of who wrote what,
+    never a person's task (the team's protocol messages, JSON such as an
+    ``idle_notification``, are only counted). The title of a member's run
+    (its lines name ``agentName`` and ``teamName``), "" on the lead's side."""
+    for sender, said in TEAMMATE.findall(text):
+        if not said.strip().startswith("{"):
+            key = f"teammate:{value.get('uuid')}:{digest(said)}"
+            em.observation(key, f"message from teammate {sender}", said.strip(), ms, {})
+    name, team = value.get("agentName"), value.get("teamName")
+    if isinstance(name, str) and isinstance(team, str) and name != "team-lead":
+        return f"teammate {name} of team {team}"
+    return ""
+
+
+def usage_of(msg: dict[str, Any], before: Any, diag: Diagnostics) -> Any:
+    """The usage of a message so far: a line's when it is more complete than
+    the one before (:func:`usage.fuller`); one without input and output
+    counts, which ``usage`` (as ccusage) does not count, is shown."""
+    usage = msg.get("usage", before)
+    if isinstance(usage, dict) and not all(
+        type(usage.get(k)) is int for k in ("input_tokens", "output_tokens")
+    ):
+        diag.unknown_fields["usage without input_tokens or output_tokens (not counted)"] += 1
+    return usage if not isinstance(before, dict) or fuller(usage, before) else before
 
 
 def server_result(block: dict[str, Any]) -> dict[str, Any] | None:
@@ -253,6 +287,36 @@ class Message:
         self.usage: Any = None
         self.model = ""
         self.stop: Any = None
+
+
+class Sidechains:
+    """The subagent conversations Claude Code wrote into the main file until
+    2.0.x (``isSidechain`` lines, a ``parentUuid`` chain of their own whose
+    root is the subagent's prompt): each one a frame of the run, titled by
+    the ``Task`` call whose prompt its root holds, inside that call's frame."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, str] = {}  # a sidechain line's uuid -> its chain's root
+        self.frames: dict[str, str] = {}  # a root -> its frame
+
+    def frame(self, em: Emitter, value: dict[str, Any], calls: dict[str, Any], ms: int) -> Any:
+        """The frame of an inline sidechain line; None for any other line."""
+        if value.get("isSidechain") is not True:
+            return None
+        uid, parent = str(value.get("uuid")), value.get("parentUuid")
+        root = self.roots.get(parent, uid) if isinstance(parent, str) else uid
+        self.roots[uid] = root
+        if root not in self.frames:
+            prompt = text_of(value.get("message")) if value.get("type") == "user" else ""
+            title, within = "subagent (sidechain)", None
+            for name, given, _, call_frame in calls.values():
+                if name in SUBAGENT_TOOLS and isinstance(given, dict) and prompt:
+                    if given.get("prompt") == prompt:
+                        kind = given.get("subagent_type") or "subagent"
+                        title, within = f"{kind}: {given.get('description') or prompt}", call_frame
+            meta = {"sidechain_root": root}
+            self.frames[root] = em.frame(f"sidechain:{root}", title, prompt, within, ms, meta)
+        return self.frames[root]
 
 
 def unnamed(agent_id: str, source: Source) -> str:

@@ -1,21 +1,20 @@
 """The Claude Code transcript projector (pure): session files → one GASP run.
 
 A session is its main file(s) and its subagent files (``agent-<id>.jsonl``,
-either beside the main file (before 2.1.2) or under ``<session>/subagents/``).
+beside the main file (2.0.x) or under ``<session>/subagents/``; inline before).
 Mapping (adapters.md §7.2):
 
 - a prompt a person typed (or queued) → ``task.created``; injected text (system
   reminders, slash and local commands, compaction summaries, skill text,
   hook output, interrupt and queue markers, ``isMeta`` lines) never is;
 - the lines of one assistant message (one ``message.id``) → one
-  ``model.called`` with the model and the message's final usage;
+  ``model.called`` with the model and the message's most complete usage;
 - ``tool_use`` + the ``tool_result`` with the same id → ``tool.called``
   (success from ``is_error``); a call with no result stays unfinished; a
   failed call adds ``failure.observed``; API errors → ``failure.observed``;
-- an ``Agent``/``Task`` call whose result names an agent id →
-  ``frame.created``, and that subagent's file is projected into the same
-  run there, its nodes ``contained_in_frame``; a record a child file copied
-  from its parent (same uuid or message id) is never the child's;
+- an ``Agent``/``Task`` call whose result names an agent id → ``frame.created``,
+  that subagent's file projected there (``contained_in_frame``; a record it
+  copied from its parent is never its own), as an inline sidechain is;
 - compaction → ``observation.created`` with its trigger and token counts;
 - after a rewind only the active branch is projected: each abandoned branch
   becomes one ``observation.created`` saying how many records it held.
@@ -118,6 +117,7 @@ class _Walk:
         self.blocks: set[str] = set()  # the keys of the blocks projected (F.block_key)
         self.pending: dict[str, tuple[str, Any, int, str | None]] = {}
         self.walked: set[str] = set()
+        self.sidechains = F.Sidechains()
         self.prompt = ""
         self.first_prompt = ""
         self.outcome = "in-progress"
@@ -156,14 +156,16 @@ class _Walk:
             note_fields(value, F.KNOWN_FIELDS, self.diag)
             kind = value.get("type")
             ms = self.em.at(value.get("timestamp"))
+            inline = None if child else self.sidechains.frame(self.em, value, self.pending, ms)
+            here, sub = (frame, child) if inline is None else (inline, True)
             if kind == "assistant":
-                message = self._assistant(rec, message, ms, frame)
+                message = self._assistant(rec, message, ms, here)
             elif kind == "user":
-                self._user(rec, ms, frame, child)
+                self._user(rec, ms, here, sub)
             elif kind == "system":
                 F.system_line(self.em, self.diag, rec.value, ms, summaries)
             elif kind == "attachment" and (typed := F.queued_prompt(rec, self.diag)) is not None:
-                self._user(typed, ms, frame, child)  # a prompt queued while the agent worked
+                self._user(typed, ms, here, sub)  # a prompt queued while the agent worked
             elif isinstance(kind, str) and kind in F.IGNORED_TYPES:
                 self.diag.ignored[kind] += 1
             else:
@@ -203,7 +205,7 @@ class _Walk:
             message.blocks.extend(b for b in content if isinstance(b, dict))
         elif isinstance(content, str):
             message.blocks.append({"type": "text", "text": content})
-        message.usage = msg.get("usage", message.usage)  # the final line's usage wins
+        message.usage = F.usage_of(msg, message.usage, self.diag)  # the most complete
         model = msg.get("model")
         message.model = model if isinstance(model, str) and model else message.model
         message.stop = msg.get("stop_reason", message.stop)
@@ -303,6 +305,9 @@ class _Walk:
                     self.diag.injected[why] += 1
                     if why == "interrupt marker":
                         self.outcome = "interrupted"
+                    elif why == "teammate message":
+                        named = F.teammate(self.em, value, said, ms)  # observed either way
+                        self.first_prompt = self.first_prompt or named
             else:
                 self.diag.unknown_fields[f"user block {kind}"] += 1
         if human or (images and flag is None and not child):
@@ -364,9 +369,8 @@ class _Walk:
 
     def _subagent(self, structured: Any, text: str, given: Any, ms: int, frame: str | None) -> None:
         agent_id = structured.get("agentId") if isinstance(structured, dict) else None
-        if not isinstance(agent_id, str):
-            found = F.AGENT_ID.search(text)
-            agent_id = found.group(1) if found else None
+        found = None if isinstance(agent_id, str) else F.AGENT_ID.search(text)
+        agent_id = found.group(1) if found else agent_id if isinstance(agent_id, str) else None
         if agent_id is None or agent_id in self.walked:
             return
         given = given if isinstance(given, dict) else {}
@@ -391,7 +395,6 @@ class _Walk:
             self.outcome = "in-progress"
         self.lift.finish(self.em.last_ts)
         check_versions(AGENT, self.diag, *F.TESTED)
-        projection = session_projection(
+        return session_projection(
             AGENT, self.em, self.first_prompt, self.cursor, self.diag, self.outcome
-        )
-        return projection._replace(state=resuming.walk_state(self))
+        )._replace(state=resuming.walk_state(self))

@@ -8,9 +8,9 @@ sampling step (the assistant items between two tool outputs) → one
 ``custom_tool_call``, ``local_shell_call``, ``web_search_call``) with the
 output of the same ``call_id`` → ``tool.called``, success from ``Process
 exited with code N`` or apply_patch's ``exit_code``; ``token_count`` →
-``model.finished`` carrying the cumulative total and its delta (a repeated
-total is counted once); ``turn_aborted``, compaction, rollbacks and undo →
-``observation.created``; ``error`` and failed calls → ``failure.observed``;
+``model.finished`` with the call's usage (``last_token_usage``, else the totals'
+delta; a repeated total counts once); ``turn_aborted``, compaction, rollbacks
+and undo → ``observation.created``; ``error`` and failed calls → ``failure.observed``;
 ``spawn_agent`` → ``frame.created``, the child rollout projected inside it.
 Encrypted reasoning and remote compaction are marked as not readable.
 """
@@ -121,7 +121,7 @@ class _Walk:
             elif kind == "turn_context":
                 self._flush()  # a step open now was sampled by the model before
                 self.diag.recognised += 1
-                self.model = str(payload.get("model") or self.model)
+                self.model = str(payload.get("model") or payload.get("model_name") or self.model)
             elif kind == "compacted":
                 self._flush()
                 self.diag.recognised += 1
@@ -346,21 +346,30 @@ class _Walk:
             self.diag.unknown_types[f"event_msg/{kind}"] += 1
 
     def _tokens(self, payload: dict[str, Any], key: str, ms: int) -> None:
-        info = payload.get("info")
-        total = info.get("total_token_usage") if isinstance(info, dict) else None
-        if not isinstance(total, dict) or total == self.total:
-            self.diag.ignored["repeated or empty token_count"] += 1
+        info = payload["info"] if isinstance(payload.get("info"), dict) else {}
+        total, last = info.get("total_token_usage"), info.get("last_token_usage")
+        total = total if isinstance(total, dict) else None
+        if total is None and not isinstance(last, dict):
+            why = "token_count without usage"  # a rate-limits-only event (info null)
+            if "input_tokens" in payload:  # not the {info: {…}} of every version met
+                why = "token_count with its counts outside info (not counted)"
+                self.diag.unknown_fields[why] += 1
+            else:
+                self.diag.ignored[why] += 1
+            return
+        if total is not None and total == self.total:
+            self.diag.ignored["repeated token_count"] += 1
             return
         self._flush()
         self.diag.recognised += 1
-        before = self.total or {}
-        if any(_is_count(v) and v < _count(before.get(k)) for k, v in total.items()):
-            # a resumed Codex appends to the rollout with totals counted from zero again
+        fell = total is not None and F.delta(total, self.total or {}) is None
+        if fell:  # a resumed Codex appends totals counted from zero again
             self.diag.ignored["token_count total started again (counted from zero)"] += 1
-            before = {}
-        delta = {k: v - _count(before.get(k)) for k, v in total.items() if _is_count(v)}
-        self.total = total
-        meta = {"session": self.em.session, "usage": delta, "total_token_usage": total}
+        before = {} if fell else self.total or {}
+        usage = last if isinstance(last, dict) else F.delta(total or {}, before)
+        self.model = F.call_model(info, usage or {}, self.model)
+        self.total = total or self.total
+        meta = {"session": self.em.session, "usage": usage, "total_token_usage": total}
         self.em.model_finished((key, "tokens"), self.model, ms, meta)
 
     def _task(self, key: str, text: str, ms: int) -> None:
@@ -387,12 +396,3 @@ class _Walk:
         return session_projection(
             AGENT, self.em, self.first_prompt, self.cursor, self.diag, self.outcome
         )
-
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _count(value: Any) -> int:
-    """A token count of an earlier total; what is not a count counts as 0."""
-    return value if _is_count(value) else 0

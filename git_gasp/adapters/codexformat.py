@@ -48,7 +48,8 @@ SHELLS = ("exec_command", "shell", "shell_command", "local_shell", "container.ex
 
 BARE_ITEMS = frozenset(
     "message reasoning function_call function_call_output custom_tool_call "
-    "custom_tool_call_output local_shell_call web_search_call image_generation_call".split()
+    "custom_tool_call_output local_shell_call web_search_call image_generation_call "
+    "ghost_snapshot".split()
 )
 
 
@@ -67,6 +68,21 @@ def enveloped(value: dict[str, Any]) -> tuple[Any, Any]:
     if isinstance(kind, str) and kind in BARE_ITEMS:
         return "response_item", value
     return kind, None
+
+
+def whole_rollout(text: str) -> str | None:
+    """The TypeScript Codex CLI's rollout (0.1.x, spring 2025: one JSON
+    document ``{"session": {id, timestamp, instructions}, "items": [...]}``)
+    as the lines of a 2025 Rust one: the bare session meta, then the bare
+    items. None for any other text."""
+    try:
+        value = json.loads(text)
+        items = value.get("items") if isinstance(value, dict) else None
+        if not isinstance(items, list) or not isinstance(value.get("session"), dict):
+            return None
+        return "".join(json.dumps(line) + "\n" for line in [value["session"], *items])
+    except (ValueError, RecursionError):
+        return None
 
 
 def first_meta(text: str) -> dict[str, Any]:
@@ -203,3 +219,31 @@ def patched(tool: str, given: str) -> list[str]:
             return []
         given = given.replace("\\n", "\n")
     return PATCH_FILE.findall(given)
+
+
+def call_model(info: dict[str, Any], usage: dict[str, Any], model: str) -> str:
+    """The model a ``token_count`` names (newer builds do, in ``info``) when
+    the call used any tokens (ccusage skips an empty one whole), else ``model``."""
+    named = info.get("model") or info.get("model_name")
+    used = any(_count(usage.get(k)) for k in (*CALL_COUNTS, "cache_read_input_tokens"))
+    return named.strip() if isinstance(named, str) and named.strip() and used else model
+
+
+CALL_COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
+
+
+def delta(total: dict[str, Any], before: dict[str, Any]) -> dict[str, int] | None:
+    """What a cumulative total adds to the one ``before`` it; None when a
+    count fell (the total started again)."""
+    if any(_is_count(v) and v < _count(before.get(k)) for k, v in total.items()):
+        return None
+    return {k: v - _count(before.get(k)) for k, v in total.items() if _is_count(v)}
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> int:
+    """A token count of an earlier total; what is not a count counts as 0."""
+    return value if _is_count(value) else 0

@@ -194,7 +194,7 @@ def codex_home(env: Mapping[str, str]) -> str:
     return env.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
 
 
-CODEX_SUFFIXES = (".jsonl", ".jsonl.zst")
+CODEX_SUFFIXES = (".jsonl", ".jsonl.zst", ".json")  # .json: the TypeScript CLI's rollouts
 _NAMED_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
 )
@@ -240,6 +240,8 @@ def codex_sessions(paths: Iterable[str], found: Found | None = None) -> list[Cod
     reviews: dict[object, str] = {}  # when a review began -> the thread that began it
     unplaced: dict[str, object] = {}  # a subagent naming no parent -> when it began
     for path in expand(paths, CODEX_SUFFIXES, found):
+        if path.endswith(".json") and not _rollout_json(path, found):
+            continue  # another JSON file under a directory named (a config, a state)
         if (source := found.read(path)) is None:
             continue
         meta = _session_meta(source)
@@ -265,6 +267,10 @@ def codex_sessions(paths: Iterable[str], found: Found | None = None) -> list[Cod
         children = {t: threads[t][0] for t, r in roots.items() if r == thread and t != thread}
         out.append(CodexSession(thread, sources, children))
     return out
+
+
+def _rollout_json(path: str, found: Found) -> bool:
+    return path in found.named or os.path.basename(path).startswith("rollout-")
 
 
 def _thread_of_name(name: str) -> str:

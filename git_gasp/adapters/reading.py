@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from git_gasp.adapters.codexformat import whole_rollout
 from git_gasp.adapters.lines import CHUNK, Source, capped
 from git_gasp.errors import USAGE, GaspError
 
@@ -21,7 +22,8 @@ MISSING_HINT = (
 
 
 def read_source(path: str) -> Source:
-    """A native file as text (``.zst`` decompressed); bad bytes become U+FFFD
+    """A native file as text (``.zst`` decompressed, the TypeScript Codex
+    CLI's ``.json`` rollout as its lines); bad bytes become U+FFFD
     and a leading byte order mark is dropped. Read chunk by chunk, with each
     line over :data:`~git_gasp.adapters.lines.LINE_CAP` bytes dropped as it
     goes and each run of blank lines kept as one (:func:`lines.capped`); a
@@ -39,6 +41,8 @@ def read_source(path: str) -> Source:
         why = f"{shown(path)}: cannot read: {exc.strerror}"
         raise GaspError(why, NAME_HINT, USAGE) from None
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    if path.endswith(".json"):  # one JSON document, read as the lines it holds
+        text = whole_rollout(text) or text
     return Source(path, text, tuple(gaps), tuple(long))
 
 

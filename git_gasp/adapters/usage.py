@@ -1,16 +1,21 @@
 """Token accounting over imported events (pure): ``git gasp usage``.
 
 - Claude Code repeats a message's usage on every line of it: one count per
-  message id, the last usage logged for it (a message still streaming at one
-  import and final at the next keeps the final figures). A message id is the
+  message id, the most complete usage logged for it, the one of most tokens
+  (a message still streaming at one import and final at the next keeps the
+  final figures). A message id is the
   API's, unique: met again in another session's file (``/branch``,
   ``--fork-session`` and resumed copies carry the old messages), it is a copy,
   counted once, for the first session that logged it (as ccusage counts).
-  Input, output, cache-creation and cache-read tokens are the API's.
-- Codex reports cumulative totals per thread: each imported ``token_count``
-  is a delta of them, so the per-session sum is the last total (a total
-  that fell, as a resumed Codex writes one, counts from zero again). Input
-  excludes the cached tokens, which are the cache reads.
+  Input, output, cache-creation and cache-read tokens are the API's (the
+  cache creation, when its per-TTL split ``cache_creation`` was logged, is
+  the split's sum); a usage without input and output counts is not counted;
+  fast mode's (``speed: fast``) is counted as the model's ``-fast`` variant.
+- Codex: each imported ``token_count`` holds the call's usage, its
+  ``last_token_usage`` (a repeated cumulative total is not imported again);
+  without one, the delta of the cumulative totals (a total that fell, as a
+  resumed Codex writes one, counts from zero again). Input excludes the
+  cached tokens (the cache reads) and the cache writes.
 - A subagent's messages are counted once, in its own file; records a child
   copied from its parent were never imported as the child's.
 """
@@ -24,23 +29,39 @@ from typing import Any
 from git_gasp.core.event import Event
 
 FIELDS = ("input", "output", "cache_creation", "cache_read")
+CACHE_TIERS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
-def _claude(usage: Mapping[str, Any]) -> dict[str, int]:
+def _claude(usage: Mapping[str, Any]) -> dict[str, int] | None:
+    """A Claude message's counts; None for a usage without input and output
+    counts (ccusage skips it). The cache creation is the per-TTL split's sum
+    when the split was logged (ccusage's reading; the API's total beside it
+    is the same figure), else the total."""
+    if type(usage.get("input_tokens")) is not int or type(usage.get("output_tokens")) is not int:
+        return None
+    tiers = usage.get("cache_creation")
+    created = usage.get("cache_creation_input_tokens")
+    if isinstance(tiers, dict):
+        created = sum(_int(tiers.get(k)) for k in CACHE_TIERS)
     return {
         "input": _int(usage.get("input_tokens")),
         "output": _int(usage.get("output_tokens")),
-        "cache_creation": _int(usage.get("cache_creation_input_tokens")),
+        "cache_creation": _int(created),
         "cache_read": _int(usage.get("cache_read_input_tokens")),
     }
 
 
 def _codex(delta: Mapping[str, Any]) -> dict[str, int]:
-    cached = _int(delta.get("cached_input_tokens"))
+    """A Codex call's counts: its input holds the cached tokens (the cache
+    reads, at most all of it) and the cache writes (at most what is left)."""
+    given = _int(delta.get("input_tokens"))
+    cached = delta.get("cached_input_tokens")
+    cached = min(_int(delta.get("cache_read_input_tokens") if cached is None else cached), given)
+    written = min(_int(delta.get("cache_write_input_tokens")), given - cached)
     return {
-        "input": _int(delta.get("input_tokens")) - cached,
+        "input": given - cached - written,
         "output": _int(delta.get("output_tokens")),
-        "cache_creation": _int(delta.get("cache_write_input_tokens")),
+        "cache_creation": written,
         "cache_read": cached,
     }
 
@@ -53,6 +74,7 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
     """``(event, model, counts)`` for each count, de-duplicated as above."""
     claude: dict[str, tuple[Event, str, dict[str, int]]] = {}  # message id -> its count
     sessions: dict[str, str] = {}  # message id -> the first session that logged it
+    raw: dict[str, Any] = {}  # message id -> the usage counted for it
     out: list[tuple[Event, str, dict[str, int]]] = []
     for event in events:
         if event.kind not in ("model.called", "model.finished"):
@@ -62,8 +84,10 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
         if not isinstance(meta, dict) or not isinstance(meta.get("usage"), dict):
             continue
         model = str(payload.get("model") or "unknown")
-        if "total_token_usage" in meta:  # codex: a delta of the thread's totals
-            out.append((event, model, _codex(meta["usage"])))
+        if "total_token_usage" in meta:  # codex: the call's usage
+            calls = _codex(meta["usage"])
+            if any(calls.values()):  # an empty one is not a call (ccusage skips it)
+                out.append((event, model, calls))
         elif isinstance(meta.get("message_id"), str):
             key, session = meta["message_id"], str(meta.get("session"))
             if key in sessions and sessions[key] != session:
@@ -71,8 +95,22 @@ def counted(events: Iterable[Event]) -> list[tuple[Event, str, dict[str, int]]]:
             if key in claude and event.kind == "model.finished":
                 model = claude[key][1]  # a later usage of the same message
             sessions[key] = session
-            claude[key] = (event, model, _claude(meta["usage"]))
+            if key in claude and not fuller(meta["usage"], raw[key]):
+                continue  # the usage kept is the message's most complete
+            fast = meta["usage"].get("speed") == "fast" and not model.endswith("-fast")
+            if (message := _claude(meta["usage"])) is not None:  # fast mode: its own prices
+                claude[key] = (event, f"{model}-fast" if fast else model, message)
+                raw[key] = meta["usage"]
     return out + list(claude.values())
+
+
+def fuller(usage: Any, kept: Any) -> bool:
+    """Whether a later usage of a Claude message replaces the one kept: it
+    counts, and more tokens (the largest is the most complete, a streamed
+    message's last; ccusage keeps it, the first of equals)."""
+    new = _claude(usage) if isinstance(usage, Mapping) else None
+    old = _claude(kept) if isinstance(kept, Mapping) else None
+    return new is not None and (old is None or sum(new.values()) > sum(old.values()))
 
 
 def group(

@@ -78,7 +78,7 @@ def import_claude_code(**given: Any) -> int:
 @import_group.command(name="codex")
 @_options
 def import_codex(**given: Any) -> int:
-    """Import Codex rollouts (.jsonl or .jsonl.zst; files, directories or --session)."""
+    """Import Codex rollouts (.jsonl, .jsonl.zst, .json; files, directories or --session)."""
     return _run("codex", given)
 
 
