@@ -66,16 +66,22 @@ def track_record(weeks: Sequence[Week]) -> str:
     """Per week: promoted patches up, rejected down; the eval pass rate on top."""
     if not weeks:
         return _svg(30, [_text(0, 20, "no patch has been promoted or rejected yet")], "patches")
-    top = max(max(w.promoted for w in weeks), max(w.rejected for w in weeks), 1)
+    decided = max(max(w.promoted for w in weeks), max(w.rejected for w in weeks))
+    top = max(decided, 1)
     left, inner, mid, half = 40, WIDTH - 60, 150, 60
     step = inner / len(weeks)
     bar = max(min(step * 0.7, 28), 2)
     body = [
         f'<line x1="{left}" y1="{mid}" x2="{left + inner}" y2="{mid}" stroke="#999"/>',
-        _text(left - 6, mid - half + 4, str(top), "end"),
-        _text(left - 6, mid + half + 4, str(top), "end"),
         _text(left - 6, 24, "100%", "end"),
     ]
+    if decided:  # the bars' scale, up and down; none when no patch was decided
+        body += [
+            _text(left - 6, mid - half + 4, str(top), "end"),
+            _text(left - 6, mid + half + 4, str(top), "end"),
+        ]
+    else:
+        body.append(_text(left, mid - 8, "no patch has been promoted or rejected yet"))
     points = []
     for i, w in enumerate(weeks):
         x = left + i * step + (step - bar) / 2
@@ -89,10 +95,15 @@ def track_record(weeks: Sequence[Week]) -> str:
             f'<rect x="{x:.1f}" y="{mid:.1f}" width="{bar:.1f}" height="{down:.1f}" '
             f'fill="{INK["bad"]}"><title>{escape(tip)}</title></rect>'
         )
-        if w.evals:
-            rate = w.passed / w.evals
-            points.append(f"{x + bar / 2:.1f},{20 + 60 * (1 - rate):.1f}")
-    if points:
+        if w.evals:  # a dot each week (one week is a line of no length), joined
+            cx, cy = x + bar / 2, 20 + 60 * (1 - w.passed / w.evals)
+            points.append(f"{cx:.1f},{cy:.1f}")
+            rate = f"week of {w.start}: eval pass rate {100 * w.passed / w.evals:.0f}%"
+            body.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{PASS}">'
+                f"<title>{escape(rate)} ({w.passed} of {w.evals})</title></circle>"
+            )
+    if len(points) > 1:
         body.append(
             f'<polyline points="{" ".join(points)}" fill="none" stroke="{PASS}" stroke-width="2">'
             "<title>eval pass rate per week</title></polyline>"
