@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from git_gasp import git, output
+from git_gasp.errors import USAGE, GaspError
 from git_gasp.store.worktree import refuse_escapes
 
 PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
@@ -128,6 +129,20 @@ def agent_root(path: str | None) -> str:
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+DATE_HINT = "give a date as git log reads it, e.g. 2026-01-31, '2 weeks ago' or yesterday"
+
+
+def git_date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A ``--since``/``--until`` value git reads as a date (``git log`` takes
+    any text, so ``--since garbage`` listed nothing and exited 0): else exit 2."""
+    if value is None:
+        return None
+    problem = git.date_problem(value)
+    if problem is not None:
+        raise GaspError(f"--{param.name} {value!r} {problem}", DATE_HINT, USAGE)
+    return value
+
+
 def run_filters(what: str) -> Callable[[_F], _F]:
     """``-n``/``--max-count``, ``--since``/``--until``, ``--goal`` and ``--outcome`` for a
     list of ``what`` (runs, or run commits): the filters ``runs`` and ``sessions`` share."""
@@ -144,9 +159,14 @@ def run_filters(what: str) -> Callable[[_F], _F]:
                     help=f"Show at most N {what} (the newest).",
                 ),
                 click.option(
-                    "--since", metavar="DATE", help=f"Only {what} after DATE (as git log reads it)."
+                    "--since",
+                    metavar="DATE",
+                    callback=git_date,
+                    help=f"Only {what} after DATE (as git log reads it).",
                 ),
-                click.option("--until", metavar="DATE", help=f"Only {what} before DATE."),
+                click.option(
+                    "--until", metavar="DATE", callback=git_date, help=f"Only {what} before DATE."
+                ),
                 click.option(
                     "--goal", metavar="GOAL", help=f"Only {what} for GOAL: its id, or a title word."
                 ),

@@ -1,0 +1,47 @@
+"""A new user's mistakes, the third pass (issue h24u): dates git cannot read,
+the lease as a person reads it, an event's id given to ``show``, and what
+``init`` kept. Every test drives the real git through the CLI.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+
+def agent_repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    repo = tmp_path / "agent"
+    assert run_cli(capsys, "init", "--agent-id", "a", str(repo))[0] == 0
+    return repo
+
+
+@pytest.mark.parametrize("command", ["runs", "sessions"])
+@pytest.mark.parametrize("option", ["--since", "--until"])
+@pytest.mark.parametrize("value", ["garbage", "", "  "])
+def test_a_date_git_cannot_read_is_an_error_not_an_empty_list(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, option: str, value: str
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    code, out, err = run_cli(capsys, command, "-C", str(repo), option, value)
+    # was exit 0 with nothing on stdout (git log reads "garbage" as now)
+    assert code == 2 and not out, (code, out, err)
+    first, hint = err.splitlines()
+    reads = " git reads" if value.strip() else ""
+    assert first == f"error: {option} {value!r} is not a date{reads}"
+    assert hint.startswith("hint: give a date as git log reads it, e.g. 2026-01-31")
+
+
+@pytest.mark.parametrize("value", ["2025-01-31", "2025-02-01 10:00", "Feb 1 2025", "2020.01.31"])
+def test_a_date_git_reads_still_filters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    assert run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "done")[0] == 0
+    code, out, _ = run_cli(capsys, "runs", "-C", str(repo), "--since", value)
+    assert code == 0 and out.count("run_") == 1
+    code, out, err = run_cli(capsys, "runs", "-C", str(repo), "--until", value)
+    assert code == 0 and not out and err.startswith("no runs in HEAD match --until")
