@@ -5,6 +5,10 @@ the lease as a person reads it, an event's id given to ``show``, and what
 
 from __future__ import annotations
 
+import json
+import re
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -45,3 +49,35 @@ def test_a_date_git_reads_still_filters(
     assert code == 0 and out.count("run_") == 1
     code, out, err = run_cli(capsys, "runs", "-C", str(repo), "--until", value)
     assert code == 0 and not out and err.startswith("no runs in HEAD match --until")
+
+
+def test_run_status_shows_the_lease_expiry_as_a_time_and_json_keeps_the_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    code, out, _ = run_cli(capsys, "run", "status", "-C", str(repo))
+    line = next(line for line in out.splitlines() if line.startswith("lease:"))
+    # was "... until 1739000600000 (2025-02-08T07:43:20Z)": the raw milliseconds first
+    assert code == 0 and re.fullmatch(
+        r"lease: worker \S+ \(pid \d+\) until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in (9|10) min\)",
+        line,
+    ), line
+    code, out, _ = run_cli(capsys, "run", "status", "-C", str(repo), "--json")
+    lease = json.loads(out)["lease"]
+    assert isinstance(lease["expires_at_ms"], int) and lease["expired"] is False
+    stamp = datetime.fromtimestamp(lease["expires_at_ms"] // 1000, UTC)
+    assert lease["expires_at"] == stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_run_status_says_a_lease_expired_and_how_long_ago(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    past = int(time.time() * 1000) - 3 * 60_000 - 5_000
+    lease = {"worker_id": "w-gone", "pid": 1, "expires_at_ms": past}
+    (repo / ".agent" / "lease").write_text(json.dumps(lease, separators=(",", ":")))
+    code, out, _ = run_cli(capsys, "run", "status", "-C", str(repo))
+    assert code == 0 and out.rstrip().endswith("UTC (expired 3 min ago)"), out
+    code, out, _ = run_cli(capsys, "run", "status", "-C", str(repo), "--json")
+    assert json.loads(out)["lease"]["expired"] is True

@@ -21,6 +21,7 @@ from git_gasp.errors import OK
 
 if TYPE_CHECKING:
     from git_gasp.agent.runs import Closed
+    from git_gasp.store.lease import Holder
 
 
 @click.command()
@@ -195,7 +196,7 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     import shlex
 
     from git_gasp.errors import GaspError
-    from git_gasp.store.lease import Lease, describe_expiry
+    from git_gasp.store.lease import Lease, describe_expiry, now_ms
     from git_gasp.store.runmarker import local_worker_id, read_marker
 
     root = agent_repo_root(repo)  # not an agent repository: that, and nothing else
@@ -213,7 +214,7 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
             {
                 "format": "git-gasp.run-status/1",
                 "open_run": run._asdict() if run else None,
-                "lease": held._asdict() if held else None,
+                "lease": _lease_value(held, now_ms()) if held else None,
                 "worker": me,
                 "problem": problem.message if problem else None,
             }
@@ -229,11 +230,23 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
                 output.data(f"finished with outcome {outcome}; its commit is still to be made")
             output.data(f"close it with: git gasp run close --outcome {outcome}{flag}")
         if held:
-            until = describe_expiry(held.expires_at_ms)
+            until = describe_expiry(held.expires_at_ms, now_ms())
             output.data(f"lease: worker {held.worker_id} (pid {held.pid}) until {until}")
     if problem is not None:
         raise problem
     return OK
+
+
+def _lease_value(held: Holder, now: int) -> dict[str, object]:
+    """The lease for ``run status --json``: the record's fields, its expiry as
+    an ISO 8601 UTC time (None when it is none) and whether it has expired."""
+    from git_gasp.store.lease import expiry_stamp
+
+    return {
+        **held._asdict(),
+        "expires_at": expiry_stamp(held.expires_at_ms),
+        "expired": held.expires_at_ms <= now,
+    }
 
 
 @click.group()
