@@ -81,3 +81,55 @@ def test_run_status_says_a_lease_expired_and_how_long_ago(
     assert code == 0 and out.rstrip().endswith("UTC (expired 3 min ago)"), out
     code, out, _ = run_cli(capsys, "run", "status", "-C", str(repo), "--json")
     assert json.loads(out)["lease"]["expired"] is True
+
+
+def recorded_goal(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str, str]:
+    """A goal recorded in ``repo``: its id, its event's and its ops event's."""
+    code, out, _ = run_cli(capsys, "record", "goal", "-C", str(repo), "--title", "G", "--json")
+    assert code == 0
+    made = json.loads(out)
+    return made["id"], made["event_ids"][0], made["event_ids"][1]
+
+
+def test_show_of_an_event_id_shows_the_event_and_the_nodes_it_touched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    goal, event, ops = recorded_goal(repo, capsys)
+    code, out, err = run_cli(capsys, "show", event, "-C", str(repo))
+    # was "error: unknown node: event_…" with a hint to list nodes
+    assert (code, err) == (0, ""), err
+    lines = out.splitlines()
+    assert lines[0] == f"# event {event}"
+    assert "- kind: goal.created" in lines and f"- its ops: {ops} (state.ops_applied)" in lines
+    assert f"- CreateNode goal {goal}" in lines
+    assert lines[-1] == f"see a node with: git gasp show {goal}"
+    code, out, _ = run_cli(capsys, "show", ops, "-C", str(repo))
+    assert code == 0 and f"- caused by: {event} (goal.created)" in out.splitlines()
+    code, out, _ = run_cli(capsys, "show", ops, "-C", str(repo), "--json")
+    shown = json.loads(out)
+    assert shown["format"] == "git-gasp.show-event/1" and shown["event"]["id"] == ops
+    assert shown["pair"]["id"] == event and shown["cause_kind"] == "goal.created"
+    assert shown["event"]["payload"][0]["CreateNode"]["id"] == goal
+
+
+def test_lineage_of_an_event_or_a_fact_says_what_the_id_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    _, event, _ = recorded_goal(repo, capsys)
+    code, out, err = run_cli(capsys, "lineage", event, "-C", str(repo))
+    assert (code, out) == (2, "") and err.splitlines() == [
+        f"error: {event}: an event of the log (goal.created), not a node of the graph",
+        f"hint: see the event and the nodes it touched with: git gasp show {event}",
+    ]
+    code, out, _ = run_cli(capsys, "fact", "add", "-C", str(repo), "x", "--json")
+    fact = json.loads(out)["id"]
+    for command in ("show", "lineage"):
+        code, out, err = run_cli(capsys, command, fact, "-C", str(repo))
+        assert (code, out) == (2, "") and err.splitlines() == [
+            f"error: {fact}: a memory fact (memory/facts.jsonl), not a node of the graph",
+            "hint: see the current facts with: git gasp fact list (--json for every field)",
+        ]
+    code, _, err = run_cli(capsys, "show", "event_nope", "-C", str(repo))
+    assert code == 2 and err.startswith("error: unknown node: event_nope\n")

@@ -81,7 +81,8 @@ def show(node: str, repo: str | None, color: str | None, no_pager: bool, as_json
 
     root = agent_repo_root(repo)
     story = read_story(root)
-    _known(story.graph, node)
+    if node not in story.graph.nodes:
+        return _show_other(root, story.graph, node, color, no_pager, as_json)
     commit = None
     if story.graph.nodes[node].kind == "run":
         closed = run_commits(root).get(node)
@@ -92,6 +93,46 @@ def show(node: str, repo: str | None, color: str | None, no_pager: bool, as_json
     with paging.screen(root, color, no_pager) as styled:
         text = show_text(story.graph, node, story.provenance, commit, output.paint)
         output.data(text, styled)
+    return OK
+
+
+def _not_a_node(root: str, graph: Graph, node: str, event_kind: str | None = None) -> None:
+    """Raise what ``node``, no node of ``graph``, is: an event (of ``event_kind``),
+    a memory fact, or nothing known (with a "did you mean")."""
+    from git_gasp.view.eventview import is_fact
+
+    if event_kind is not None:
+        raise GaspError(
+            f"{node}: an event of the log ({event_kind}), not a node of the graph",
+            f"see the event and the nodes it touched with: git gasp show {node}",
+            USAGE,
+        )
+    if is_fact(root, node):
+        raise GaspError(
+            f"{node}: a memory fact (memory/facts.jsonl), not a node of the graph",
+            "see the current facts with: git gasp fact list (--json for every field)",
+            USAGE,
+        )
+    _known(graph, node)
+
+
+def _show_other(
+    root: str, graph: Graph, node: str, color: str | None, no_pager: bool, as_json: bool
+) -> int:
+    """``show`` of an id that is no node: an event of the log is shown; a
+    memory fact is named as one, with the command that lists facts."""
+    from git_gasp.core.eventshowing import event_text, event_value
+    from git_gasp.view.eventview import find_event
+
+    found = find_event(root, node)  # a second pass over the log, only for an id no node has
+    if found is None:
+        _not_a_node(root, graph, node)  # raises
+        return USAGE
+    if as_json:
+        output.data_json(event_value(found))
+        return OK
+    with paging.screen(root, color, no_pager) as styled:
+        output.data(event_text(found, graph), styled)
     return OK
 
 
@@ -146,7 +187,11 @@ def lineage(
         raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
     fmt = "json" if as_json else fmt
     story = read_story(agent_repo_root(repo))
-    _known(story.graph, node)
+    if node not in story.graph.nodes:
+        from git_gasp.view.eventview import find_event
+
+        event = find_event(story.root, node)
+        _not_a_node(story.root, story.graph, node, event.event.kind if event else None)
     found = query.lineage(story.graph, node, depth, max_nodes, through_goals)
     runs = {r.id: story.provenance.run_of(r.id) for r in found.nodes}
     titles = run_titles(story.graph, runs.values())
