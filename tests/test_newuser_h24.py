@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import git, run_cli
 
 
 def agent_repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
@@ -133,3 +133,46 @@ def test_lineage_of_an_event_or_a_fact_says_what_the_id_is(
         ]
     code, _, err = run_cli(capsys, "show", "event_nope", "-C", str(repo))
     assert code == 2 and err.startswith("error: unknown node: event_nope\n")
+
+
+def test_init_over_agent_files_says_which_it_kept_and_which_it_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "mine"
+    (repo / "memory").mkdir(parents=True)
+    (repo / "identity").mkdir()
+    git(repo, "init", "-q")
+    facts = b'{"id":"fact_1","ts_ms":1,"text":"t","derived_from":[],"supersedes":null}\n'
+    (repo / "memory" / "facts.jsonl").write_bytes(facts)
+    (repo / "identity" / "core.md").write_bytes(b"# Me\n")
+    (repo / ".gitignore").write_bytes(b"node_modules\n")
+    code, out, err = run_cli(capsys, "init", "--agent-id", "a", str(repo))
+    assert (code, err) == (0, ""), err
+    first, added, kept, left_out = out.splitlines()
+    # was one line listing only what it wrote, the kept files unnamed
+    assert first.startswith(f"initialized agent a in {repo}: created AGENT.md, ")
+    assert "memory/facts.jsonl" not in first and "identity/" not in first
+    assert added == "added lines to: .gitignore"
+    assert kept == "kept as they were: identity/core.md, memory/facts.jsonl"
+    assert left_out == (
+        "not in the init commit (init commits only what it wrote): memory/facts.jsonl;"
+        " commit them with: git add -- memory/facts.jsonl && git commit"
+    )
+    assert (repo / "memory" / "facts.jsonl").read_bytes() == facts
+    # the identity there is the agent's: no placeholder IDENTITY.md beside it (there was one)
+    assert sorted(p.name for p in (repo / "identity").iterdir()) == ["core.md"]
+    assert git(repo, "ls-files", "identity").split() == ["identity/core.md"]
+    assert run_cli(capsys, "check", str(repo))[0] == 0
+
+
+def test_init_json_lists_what_it_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = tmp_path / "mine"
+    (repo / "journal").mkdir(parents=True)
+    (repo / "journal" / "JOURNAL.md").write_bytes(b"# Journal\n\nmine\n")
+    code, out, _ = run_cli(capsys, "init", "--agent-id", "a", str(repo), "--json")
+    made = json.loads(out)
+    assert code == 0 and made["kept"] == ["journal/JOURNAL.md"]
+    assert made["kept_uncommitted"] == ["journal/JOURNAL.md"]
+    assert "journal/JOURNAL.md" not in made["written"]
+    code, out, _ = run_cli(capsys, "init", "--agent-id", "a", str(tmp_path / "new"), "--json")
+    assert code == 0 and json.loads(out)["kept"] == []

@@ -107,6 +107,42 @@ def init_repo(
     return written
 
 
+#: The files of the layout init writes when they are missing (besides identity/).
+LAYOUT = (
+    "AGENT.md",
+    "skills/README.md",
+    "state/events.jsonl",
+    "memory/facts.jsonl",
+    "journal/JOURNAL.md",
+    ".agent/config.toml",
+    "memory/active_memory.md",
+    ".gitignore",
+    ".gitattributes",
+)
+
+
+def present_layout(directory: str) -> list[str]:
+    """The files of the layout already in ``directory`` (before ``init``): the
+    identity files, then :data:`LAYOUT`'s. What init then did not write, it
+    kept; ``.gitignore`` and ``.gitattributes`` among those it wrote, it
+    added to."""
+    try:
+        identity = [name for name, _ in identity_files(directory, sizes_only=True)]
+    except (OSError, GaspError):  # none yet (or unreadable: init refuses it itself)
+        identity = []
+    return [*identity, *(p for p in LAYOUT if os.path.lexists(os.path.join(directory, p)))]
+
+
+def untracked(directory: str, paths: Sequence[str]) -> list[str]:
+    """Those of ``paths`` (relative to ``directory``) git does not track: the
+    files init kept that its commit left out (git-gasp commits only what it
+    wrote, and the identity files AGENT.md's hash pins)."""
+    if not paths:
+        return []
+    found = set(git.tracked(directory, [f":(literal){p}" for p in paths]))
+    return [p for p in paths if p not in found]
+
+
 def _pinned_besides(directory: str, written: Sequence[str]) -> list[str]:
     """The identity files AGENT.md's hash covers that init found rather than
     wrote: the init commit carries them too, or a clone would lack what the
@@ -198,7 +234,9 @@ def _write_layout(
             writer.write_atomically(path, data)
             written.append(rel)
 
-    for name, data in sources or [("IDENTITY.md", f"# Identity\n\nI am {agent_id}.\n".encode())]:
+    if not sources and not _has_identity(directory):  # an identity there is the agent's own
+        sources = [("IDENTITY.md", f"# Identity\n\nI am {agent_id}.\n".encode())]
+    for name, data in sources:
         create(f"identity/{name}", data)
     digest = identity_hash(identity_files(directory))
     create("AGENT.md", manifest_text(agent_id, digest).encode())
@@ -214,6 +252,16 @@ def _write_layout(
     if _append_lines(os.path.join(directory, ".gitattributes"), ATTRIBUTES):
         written.append(".gitattributes")
     return written
+
+
+def _has_identity(directory: str) -> bool:
+    """Whether ``identity/`` holds a file already (init then adds no placeholder)."""
+    if not os.path.isdir(os.path.join(directory, "identity")):
+        return False
+    try:
+        return bool(identity_files(directory, sizes_only=True))
+    except OSError:
+        return False
 
 
 def _commit_layout(directory: str, agent_id: str, written: list[str]) -> None:

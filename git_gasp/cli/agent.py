@@ -57,15 +57,39 @@ def init(
     as_json: bool,
 ) -> int:
     """Create a GASP agent repository in DIRECTORY (or add the layout to an existing repo)."""
-    from git_gasp.agent.init import init_repo, missing_directories
+    from git_gasp.agent.init import init_repo, missing_directories, present_layout, untracked
 
     made = missing_directories(directory)  # named, as git names where it initialized
+    present = present_layout(directory)
     written = init_repo(directory, agent_id, identity, provider, model, runtime, not no_commit)
+    kept = [p for p in present if p not in written]
+    left_out = untracked(directory, kept) if not no_commit else []
     new = f" (new director{'ies' if len(made) > 1 else 'y'}: {', '.join(made)})" if made else ""
-    text = f"initialized agent {agent_id} in {directory}{new}: " + ", ".join(written)
+    text = f"initialized agent {agent_id} in {directory}{new}: " + _init_text(
+        present, written, kept, left_out
+    )
     value = {"directory": directory, "agent_id": agent_id, "created": made, "written": written}
-    emit(as_json, value, text)
+    emit(as_json, {**value, "kept": kept, "kept_uncommitted": left_out}, text)
     return OK
+
+
+def _init_text(present: list[str], written: list[str], kept: list[str], left_out: list[str]) -> str:
+    """What init did to each file: created, added lines to (.gitignore,
+    .gitattributes), kept as it was, and which kept files are not committed."""
+    import shlex
+
+    lines = ["created " + ", ".join(p for p in written if p not in present)]
+    added_to = [p for p in written if p in present]
+    if added_to:
+        lines.append(f"added lines to: {', '.join(added_to)}")
+    if kept:
+        lines.append(f"kept as they were: {', '.join(kept)}")
+    if left_out:
+        lines.append(
+            f"not in the init commit (init commits only what it wrote): {', '.join(left_out)};"
+            f" commit them with: git add -- {' '.join(map(shlex.quote, left_out))} && git commit"
+        )
+    return "\n".join(lines)
 
 
 @click.group()
