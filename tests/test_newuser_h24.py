@@ -176,3 +176,11 @@ def test_init_json_lists_what_it_kept(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "journal/JOURNAL.md" not in made["written"]
     code, out, _ = run_cli(capsys, "init", "--agent-id", "a", str(tmp_path / "new"), "--json")
     assert code == 0 and json.loads(out)["kept"] == []
+
+
+def test_usage_help_says_its_repository_is_read(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "usage", "--help")
+    flat = " ".join(out.split())
+    # was "The agent repository to write": usage only reads it
+    assert code == 0 and "The agent repository to read" in flat and "to write" not in flat
+    assert "else the current directory when it is one" in flat

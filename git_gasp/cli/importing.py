@@ -171,7 +171,16 @@ def agent_repo(repo: str | None, purpose: str = "to import into", here: bool = F
     type=click.Path(dir_okay=False, exists=True),
     help="A JSON pricing table (USD per million tokens per model): adds an estimated cost.",
 )
-@AGENT_REPO
+@click.option(
+    "-C",
+    "--repo",
+    "repo",
+    metavar="PATH",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The agent repository to read (default: $GASP_AGENT_REPO, else gasp.agentRepo, "
+    "else the current directory when it is one).",
+)
 @JSON
 def usage(
     rev_range: str | None, by: str, pricing: str | None, repo: str | None, as_json: bool
