@@ -184,3 +184,21 @@ def test_usage_help_says_its_repository_is_read(capsys: pytest.CaptureFixture[st
     # was "The agent repository to write": usage only reads it
     assert code == 0 and "The agent repository to read" in flat and "to write" not in flat
     assert "else the current directory when it is one" in flat
+
+
+def test_check_of_a_repository_that_is_no_agent_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    git(tmp_path, "init", "-q", str(plain))
+    code, out, err = run_cli(capsys, "check", str(plain))
+    assert code == 1 and "[FAIL] check 1" in out  # the report stays the reference's
+    # was the seven checks' verdict alone, nothing saying why they all failed
+    assert err.splitlines()[-1] == (
+        f"hint: {plain} has no AGENT.md or state/: not an agent repository; check one"
+        " (git gasp check PATH), or create one: git gasp init --agent-id ID"
+    )
+    repo = agent_repo(tmp_path, capsys)
+    (repo / "state" / "events.jsonl").write_text("not json\n")
+    code, _, err = run_cli(capsys, "check", str(repo))
+    assert code == 1 and "not an agent repository" not in err
