@@ -202,3 +202,26 @@ def test_check_of_a_repository_that_is_no_agent_says_so(
     (repo / "state" / "events.jsonl").write_text("not json\n")
     code, _, err = run_cli(capsys, "check", str(repo))
     assert code == 1 and "not an agent repository" not in err
+
+
+@pytest.mark.parametrize("guess", ["uninstall", "remove"])
+def test_hooks_uninstall_names_the_option_that_does_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], guess: str
+) -> None:
+    git(tmp_path, "init", "-q", "code")
+    code, out, err = run_cli(capsys, "hooks", guess, "-C", str(tmp_path / "code"))
+    # was "No such command 'uninstall'. Did you mean 'install'?"
+    assert (code, out) == (2, "")
+    first, hint = err.splitlines()
+    assert first == f"error: no command `git gasp hooks {guess}`"
+    assert hint.startswith("hint: remove git-gasp's hooks with: git gasp hooks install --uninstall")
+    code, _, err = run_cli(capsys, "hooks", "instal")
+    assert code == 2 and "Did you mean 'install'?" in err  # click's own guess elsewhere
+
+
+def test_hooks_install_help_says_any_repository(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("install", "status"):
+        code, out, _ = run_cli(capsys, "hooks", command, "--help")
+        flat = " ".join(out.split())
+        # was "The agent repository": hooks go into code and bare repositories too
+        assert code == 0 and "The repository (a work tree or a bare one;" in flat

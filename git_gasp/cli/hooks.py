@@ -22,7 +22,40 @@ def _repo(repo: str | None) -> str:
     return repo or "."
 
 
-@click.group()
+#: ``-C`` of the hook commands: any repository (a code repository or a
+#: server's bare one), not only an agent repository
+HOOKS_REPO = click.option(
+    "-C",
+    "--repo",
+    "repo",
+    metavar="PATH",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="The repository (a work tree or a bare one; default: the current one).",
+)
+_INSTEAD = {
+    "uninstall": (
+        "remove git-gasp's hooks with: git gasp hooks install --uninstall "
+        "(with --server for a bare repository's)"
+    ),
+    "remove": "remove git-gasp's hooks with: git gasp hooks install --uninstall",
+}
+
+
+class _HooksGroup(click.Group):
+    """``hooks``: a command a user guesses that is an option of ``install``
+    (``hooks uninstall``) is named with the command that does it (click said
+    "Did you mean 'install'?", the opposite)."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] in _INSTEAD and self.get_command(ctx, args[0]) is None:
+            raise GaspError(f"no command `git gasp hooks {args[0]}`", _INSTEAD[args[0]], USAGE)
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=_HooksGroup)
 def hooks() -> None:
     """Enforce GASP at commit and push time: install and run git-gasp's hooks."""
 
@@ -51,7 +84,7 @@ def hooks() -> None:
     help="Pin the interpreter running this command (shorthand for --python "
     "with its absolute path).",
 )
-@REPO
+@HOOKS_REPO
 @JSON
 def install(
     uninstall: bool, server: bool, python: str | None, pin: bool, repo: str | None, as_json: bool
@@ -128,7 +161,7 @@ def _warn_of_the_other_side(root: str, server: bool) -> None:
 
 @hooks.command()
 @click.option("--server", is_flag=True, help="Show the server hooks instead of the client hooks.")
-@REPO
+@HOOKS_REPO
 @JSON
 def status(server: bool, repo: str | None, as_json: bool) -> int:
     """Show which hooks are git-gasp's shims, someone else's, or absent."""
