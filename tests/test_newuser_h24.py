@@ -225,3 +225,23 @@ def test_hooks_install_help_says_any_repository(capsys: pytest.CaptureFixture[st
         flat = " ".join(out.split())
         # was "The agent repository": hooks go into code and bare repositories too
         assert code == 0 and "The repository (a work tree or a bare one;" in flat
+
+
+@pytest.mark.parametrize("close", [("close", "--outcome", "ok"), ("abandon",)])
+def test_a_run_closed_on_a_detached_head_says_its_commit_is_on_no_branch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], close: tuple[str, ...]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    git(repo, "checkout", "-q", "--detach")
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    code, _, err = run_cli(capsys, "run", *close, "-C", str(repo))
+    commit = git(repo, "rev-parse", "--short=12", "HEAD").strip()
+    # was silent: git's "[detached HEAD …]" line is not shown, and a checkout loses the run
+    assert code == 0 and err.splitlines() == [
+        f"note: HEAD is detached: commit {commit} is on no branch; keep it with: "
+        f"git switch -c BRANCH (or: git branch BRANCH {commit})"
+    ]
+    git(repo, "switch", "-q", "-c", "kept")
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    code, _, err = run_cli(capsys, "run", *close, "-C", str(repo))
+    assert (code, err) == (0, "")  # on a branch: nothing to say
