@@ -282,3 +282,22 @@ def _is_repo(directory: str) -> bool:
     except git.GitError:
         return False
     return bool(top)
+
+
+def init_text(present: list[str], written: list[str], kept: list[str], left_out: list[str]) -> str:
+    """What init did to each file: created, added lines to (.gitignore,
+    .gitattributes), kept as it was, and which kept files are not committed."""
+    import shlex
+
+    lines = ["created " + ", ".join(p for p in written if p not in present)]
+    added_to = [p for p in written if p in present]
+    if added_to:
+        lines.append(f"added lines to: {', '.join(added_to)}")
+    if kept:
+        lines.append(f"kept as they were: {', '.join(kept)}")
+    if left_out:
+        lines.append(
+            f"not in the init commit (init commits only what it wrote): {', '.join(left_out)};"
+            f" commit them with: git add -- {' '.join(map(shlex.quote, left_out))} && git commit"
+        )
+    return "\n".join(lines)

@@ -21,7 +21,6 @@ from git_gasp.errors import OK
 
 if TYPE_CHECKING:
     from git_gasp.agent.runs import Closed
-    from git_gasp.store.lease import Holder
 
 
 @click.command()
@@ -57,39 +56,21 @@ def init(
     as_json: bool,
 ) -> int:
     """Create a GASP agent repository in DIRECTORY (or add the layout to an existing repo)."""
-    from git_gasp.agent.init import init_repo, missing_directories, present_layout, untracked
+    from git_gasp.agent import init as layout
 
-    made = missing_directories(directory)  # named, as git names where it initialized
-    present = present_layout(directory)
-    written = init_repo(directory, agent_id, identity, provider, model, runtime, not no_commit)
-    kept = [p for p in present if p not in written]
-    left_out = untracked(directory, kept) if not no_commit else []
-    new = f" (new director{'ies' if len(made) > 1 else 'y'}: {', '.join(made)})" if made else ""
-    text = f"initialized agent {agent_id} in {directory}{new}: " + _init_text(
-        present, written, kept, left_out
+    made = layout.missing_directories(directory)  # named, as git names where it initialized
+    present = layout.present_layout(directory)
+    written = layout.init_repo(
+        directory, agent_id, identity, provider, model, runtime, not no_commit
     )
+    kept = [p for p in present if p not in written]
+    left_out = layout.untracked(directory, kept) if not no_commit else []
+    new = f" (new director{'ies' if len(made) > 1 else 'y'}: {', '.join(made)})" if made else ""
+    said = layout.init_text(present, written, kept, left_out)
+    text = f"initialized agent {agent_id} in {directory}{new}: {said}"
     value = {"directory": directory, "agent_id": agent_id, "created": made, "written": written}
     emit(as_json, {**value, "kept": kept, "kept_uncommitted": left_out}, text)
     return OK
-
-
-def _init_text(present: list[str], written: list[str], kept: list[str], left_out: list[str]) -> str:
-    """What init did to each file: created, added lines to (.gitignore,
-    .gitattributes), kept as it was, and which kept files are not committed."""
-    import shlex
-
-    lines = ["created " + ", ".join(p for p in written if p not in present)]
-    added_to = [p for p in written if p in present]
-    if added_to:
-        lines.append(f"added lines to: {', '.join(added_to)}")
-    if kept:
-        lines.append(f"kept as they were: {', '.join(kept)}")
-    if left_out:
-        lines.append(
-            f"not in the init commit (init commits only what it wrote): {', '.join(left_out)};"
-            f" commit them with: git add -- {' '.join(map(shlex.quote, left_out))} && git commit"
-        )
-    return "\n".join(lines)
 
 
 @click.group()
@@ -235,7 +216,7 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     import shlex
 
     from git_gasp.errors import GaspError
-    from git_gasp.store.lease import Lease, describe_expiry, now_ms
+    from git_gasp.store.lease import Lease, describe_expiry, lease_value, now_ms
     from git_gasp.store.runmarker import local_worker_id, read_marker
 
     root = agent_repo_root(repo)  # not an agent repository: that, and nothing else
@@ -253,7 +234,7 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
             {
                 "format": "git-gasp.run-status/1",
                 "open_run": run._asdict() if run else None,
-                "lease": _lease_value(held, now_ms()) if held else None,
+                "lease": lease_value(held, now_ms()) if held else None,
                 "worker": me,
                 "problem": problem.message if problem else None,
             }
@@ -274,18 +255,6 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     if problem is not None:
         raise problem
     return OK
-
-
-def _lease_value(held: Holder, now: int) -> dict[str, object]:
-    """The lease for ``run status --json``: the record's fields, its expiry as
-    an ISO 8601 UTC time (None when it is none) and whether it has expired."""
-    from git_gasp.store.lease import expiry_stamp
-
-    return {
-        **held._asdict(),
-        "expires_at": expiry_stamp(held.expires_at_ms),
-        "expired": held.expires_at_ms <= now,
-    }
 
 
 @click.group()

@@ -74,6 +74,16 @@ def describe_expiry(ms: int, now: int) -> str:
     )
 
 
+def lease_value(held: Holder, now: int) -> dict[str, object]:
+    """The lease for ``run status --json``: the record's fields, its expiry as
+    an ISO 8601 UTC time (None when it is none) and whether it has expired."""
+    return {
+        **held._asdict(),
+        "expires_at": expiry_stamp(held.expires_at_ms),
+        "expired": held.expires_at_ms <= now,
+    }
+
+
 class Lease:
     """The lease of one worker over one agent repository."""
 
