@@ -245,3 +245,16 @@ def test_a_run_closed_on_a_detached_head_says_its_commit_is_on_no_branch(
     assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
     code, _, err = run_cli(capsys, "run", *close, "-C", str(repo))
     assert (code, err) == (0, "")  # on a branch: nothing to say
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_an_import_of_records_without_a_type_says_no_type_not_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], harness: str
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    wrong = tmp_path / "events.jsonl"  # e.g. an agent's own log named by mistake
+    wrong.write_text('{"id":"e1","kind":"goal.created"}\n{"id":"e2","kind":"x"}\n')
+    code, out, err = run_cli(capsys, "import", harness, "-C", str(repo), str(wrong))
+    # was "2 records of types it does not know (None)"
+    assert code == 1 and not out and "None" not in err
+    assert "2 records of types it does not know (no type)" in err.splitlines()[0]
