@@ -258,3 +258,16 @@ def test_an_import_of_records_without_a_type_says_no_type_not_none(
     # was "2 records of types it does not know (None)"
     assert code == 1 and not out and "None" not in err
     assert "2 records of types it does not know (no type)" in err.splitlines()[0]
+
+
+@pytest.mark.parametrize("verb", ["install", "uninstall"])
+def test_adapt_install_without_a_harness_names_the_two_commands(
+    capsys: pytest.CaptureFixture[str], verb: str
+) -> None:
+    code, out, err = run_cli(capsys, "adapt", verb)
+    # was "No such command 'install'." and a hint to read the help
+    assert (code, out) == (2, "") and err.splitlines() == [
+        f"error: no command `git gasp adapt {verb}`",
+        f"hint: name the harness: git gasp adapt claude-code {verb}"
+        f" (or: git gasp adapt codex {verb})",
+    ]

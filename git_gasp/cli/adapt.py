@@ -13,7 +13,7 @@ import click
 from git_gasp.cli.adaptlive import flush as live_flush
 from git_gasp.cli.adaptlive import hook as live_hook
 from git_gasp.cli.importing import AGENT_REPO, agent_repo
-from git_gasp.cli.options import JSON, emit
+from git_gasp.cli.options import JSON, GuidedGroup, emit
 from git_gasp.errors import OK
 
 _VERSION = click.option(
@@ -39,7 +39,13 @@ def _scope(harness: str, choices: tuple[str, ...], default: str) -> Callable[[_F
     )
 
 
-@click.group()
+_INSTEAD = {
+    verb: f"name the harness: git gasp adapt claude-code {verb} (or: git gasp adapt codex {verb})"
+    for verb in ("install", "uninstall")
+}
+
+
+@click.group(cls=GuidedGroup, instead=_INSTEAD)
 def adapt() -> None:
     """Record Claude Code and Codex as they work: their hooks, installed and reported."""
 

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from git_gasp import output
-from git_gasp.cli.options import JSON, REPO
+from git_gasp.cli.options import JSON, REPO, GuidedGroup
 from git_gasp.core.finding import Judged
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 from git_gasp.hooks import install as hookinstall
@@ -42,20 +42,7 @@ _INSTEAD = {
 }
 
 
-class _HooksGroup(click.Group):
-    """``hooks``: a command a user guesses that is an option of ``install``
-    (``hooks uninstall``) is named with the command that does it (click said
-    "Did you mean 'install'?", the opposite)."""
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        if args and args[0] in _INSTEAD and self.get_command(ctx, args[0]) is None:
-            raise GaspError(f"no command `git gasp hooks {args[0]}`", _INSTEAD[args[0]], USAGE)
-        return super().resolve_command(ctx, args)
-
-
-@click.group(cls=_HooksGroup)
+@click.group(cls=GuidedGroup, instead=_INSTEAD)
 def hooks() -> None:
     """Enforce GASP at commit and push time: install and run git-gasp's hooks."""
 

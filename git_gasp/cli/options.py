@@ -33,6 +33,25 @@ REPO = click.option(
 )
 
 
+class GuidedGroup(click.Group):
+    """A group that answers a command a user guesses but it does not have
+    (``hooks uninstall``, ``adapt install``) with the command that does it:
+    ``instead`` maps the name to that hint (click's "Did you mean 'install'?"
+    named the opposite, or nothing that works)."""
+
+    def __init__(self, *args: Any, instead: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.instead = instead
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] in self.instead and self.get_command(ctx, args[0]) is None:
+            name = f"{ctx.command_path} {args[0]}".replace("git-gasp", "git gasp", 1)
+            raise GaspError(f"no command `{name}`", self.instead[args[0]], USAGE)
+        return super().resolve_command(ctx, args)
+
+
 def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A directory argument that names something: ``""`` is refused (exit 2)."""
     if value is not None and not value.strip():
