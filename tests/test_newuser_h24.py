@@ -271,3 +271,18 @@ def test_adapt_install_without_a_harness_names_the_two_commands(
         f"hint: name the harness: git gasp adapt claude-code {verb}"
         f" (or: git gasp adapt codex {verb})",
     ]
+
+
+def test_fact_add_refusals_carry_a_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    code, out, err = run_cli(capsys, "fact", "add", "-C", str(repo), "  ")
+    # both were the error line alone
+    assert (code, out) == (2, "") and err.splitlines() == [
+        "error: a fact needs text",
+        'hint: e.g. git gasp fact add "TEXT"',
+    ]
+    code, out, err = run_cli(capsys, "fact", "add", "-C", str(repo), "x", "--derived-from", "n0")
+    assert (code, out) == (2, "") and err.splitlines() == [
+        "error: --derived-from n0: no event, node or fact has that id",
+        "hint: list them: git gasp nodes, git gasp fact list",
+    ]
