@@ -286,3 +286,18 @@ def test_fact_add_refusals_carry_a_hint(tmp_path: Path, capsys: pytest.CaptureFi
         "error: --derived-from n0: no event, node or fact has that id",
         "hint: list them: git gasp nodes, git gasp fact list",
     ]
+
+
+def test_nodes_of_a_kind_no_node_has_says_so_with_a_guess(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    recorded_goal(repo, capsys)
+    code, out, err = run_cli(capsys, "nodes", "-C", str(repo), "--kind", "gaol")
+    # was "no nodes match" alone: a typo read as an empty list
+    assert (code, out) == (0, "")
+    assert err == "no nodes match: no node has kind gaol (did you mean goal?)\n"
+    code, out, err = run_cli(capsys, "nodes", "-C", str(repo), "--kind", "patch")
+    assert err == "no nodes match: no node has kind patch (the kinds here: goal)\n"
+    code, out, err = run_cli(capsys, "nodes", "-C", str(repo), "--kind", "goal", "--grep", "zz")
+    assert err == "no nodes match\n"  # the kind is there: the other filter left nothing

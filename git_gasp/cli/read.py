@@ -245,16 +245,30 @@ def nodes(
     from git_gasp.view.story import read_story
 
     root = agent_repo_root(repo)
-    found = select_nodes(read_story(root).graph, kinds, statuses, grep)
+    graph = read_story(root).graph
+    found = select_nodes(graph, kinds, statuses, grep)
     if as_json:
         output.data_json(nodes_value(found))
         return OK
     if not found:
-        output.diag("no nodes match")
+        output.diag("no nodes match" + _no_such_kind(graph, kinds))
         return OK
     with paging.screen(root, color, no_pager) as styled:
         output.data(nodes_text(found, output.paint), styled)
     return OK
+
+
+def _no_such_kind(graph: Graph, kinds: tuple[str, ...]) -> str:
+    """For ``nodes --kind K`` that matched nothing: the kinds given that no
+    node has, with a "did you mean" among those the graph holds (a typo read
+    as an empty list)."""
+    present = sorted({node.kind for node in graph.nodes.values()})
+    absent = [kind for kind in kinds if kind not in present]
+    if not absent:
+        return ""
+    guess = " or ".join(filter(None, (did_you_mean(k, present) for k in absent)))
+    listed = ", ".join(present) or "none yet"
+    return f": no node has kind {', '.join(absent)} ({guess or 'the kinds here: ' + listed})"
 
 
 def _tip_logs(root: str, rev_range: str) -> bytes:
