@@ -260,6 +260,16 @@ def test_an_import_of_records_without_a_type_says_no_type_not_none(
     assert "2 records of types it does not know (no type)" in err.splitlines()[0]
 
 
+@pytest.mark.parametrize("verb", ["push", "pull", "fetch"])
+def test_notes_push_or_pull_names_notes_sync(capsys: pytest.CaptureFixture[str], verb: str) -> None:
+    code, out, err = run_cli(capsys, "notes", verb, "origin")
+    # was "No such command 'push'." and a hint to read the help
+    assert (code, out) == (2, "") and err.splitlines() == [
+        f"error: no command `git gasp notes {verb}`",
+        "hint: notes travel both ways with: git gasp notes sync [REMOTE] (fetch, merge, push)",
+    ]
+
+
 @pytest.mark.parametrize("verb", ["install", "uninstall"])
 def test_adapt_install_without_a_harness_names_the_two_commands(
     capsys: pytest.CaptureFixture[str], verb: str

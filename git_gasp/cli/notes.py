@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from git_gasp import output
-from git_gasp.cli.options import JSON, REPO
+from git_gasp.cli.options import JSON, REPO, GuidedGroup
 from git_gasp.errors import FINDINGS, OK
 
 FORMAT = "git-gasp.notes/1"
@@ -28,7 +28,10 @@ def _describe(rec: Any) -> str:
     return " ".join([f"{rec.kind:<10}", rec.session, *extra])
 
 
-@click.group()
+_SYNC = "notes travel both ways with: git gasp notes sync [REMOTE] (fetch, merge, push)"
+
+
+@click.group(cls=GuidedGroup, instead=dict.fromkeys(("push", "pull", "fetch"), _SYNC))
 def notes() -> None:
     """Link commits to agent sessions: notes under refs/notes/agent-sessions.
 
