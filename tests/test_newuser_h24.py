@@ -219,12 +219,26 @@ def test_hooks_uninstall_names_the_option_that_does_it(
     assert code == 2 and "Did you mean 'install'?" in err  # click's own guess elsewhere
 
 
-def test_hooks_install_help_says_any_repository(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in ("install", "status"):
-        code, out, _ = run_cli(capsys, "hooks", command, "--help")
-        flat = " ".join(out.split())
-        # was "The agent repository": hooks go into code and bare repositories too
-        assert code == 0 and "The repository (a work tree or a bare one;" in flat
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("hooks", "install"),
+        ("hooks", "status"),
+        ("hooks", "run"),
+        ("validate",),
+        ("runs",),
+        ("sessions",),
+        ("who",),
+        ("notes", "list"),
+    ],
+)
+def test_commands_of_any_repository_do_not_say_agent_repository(
+    capsys: pytest.CaptureFixture[str], command: tuple[str, ...]
+) -> None:
+    code, out, _ = run_cli(capsys, *command, "--help")
+    flat = " ".join(out.split())
+    # was "The agent repository": they read and judge code and bare repositories too
+    assert code == 0 and "-C, --repo PATH The repository (a work tree or a bare one;" in flat
 
 
 @pytest.mark.parametrize("close", [("close", "--outcome", "ok"), ("abandon",)])

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from git_gasp import output
-from git_gasp.cli.options import JSON, REPO, GuidedGroup
+from git_gasp.cli.options import ANY_REPO, JSON, GuidedGroup
 from git_gasp.core.finding import Judged
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 from git_gasp.hooks import install as hookinstall
@@ -22,17 +22,6 @@ def _repo(repo: str | None) -> str:
     return repo or "."
 
 
-#: ``-C`` of the hook commands: any repository (a code repository or a
-#: server's bare one), not only an agent repository
-HOOKS_REPO = click.option(
-    "-C",
-    "--repo",
-    "repo",
-    metavar="PATH",
-    type=click.Path(exists=True, file_okay=False),
-    default=None,
-    help="The repository (a work tree or a bare one; default: the current one).",
-)
 _INSTEAD = {
     "uninstall": (
         "remove git-gasp's hooks with: git gasp hooks install --uninstall "
@@ -71,7 +60,7 @@ def hooks() -> None:
     help="Pin the interpreter running this command (shorthand for --python "
     "with its absolute path).",
 )
-@HOOKS_REPO
+@ANY_REPO
 @JSON
 def install(
     uninstall: bool, server: bool, python: str | None, pin: bool, repo: str | None, as_json: bool
@@ -148,7 +137,7 @@ def _warn_of_the_other_side(root: str, server: bool) -> None:
 
 @hooks.command()
 @click.option("--server", is_flag=True, help="Show the server hooks instead of the client hooks.")
-@HOOKS_REPO
+@ANY_REPO
 @JSON
 def status(server: bool, repo: str | None, as_json: bool) -> int:
     """Show which hooks are git-gasp's shims, someone else's, or absent."""
@@ -165,7 +154,7 @@ def status(server: bool, repo: str | None, as_json: bool) -> int:
 @hooks.command(context_settings={"ignore_unknown_options": True})
 @click.argument("hook", type=click.Choice(HOOK_NAMES))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-@REPO
+@ANY_REPO
 def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
     """Run one hook now, as git would (what the shims and the pre-commit framework call).
 
@@ -249,7 +238,7 @@ def _text_merge(base: str, ours: str, theirs: str, path: str) -> int:
 @click.option(
     "--onboard", is_flag=True, help="Judge as history older than the hook (an onboarding push)."
 )
-@REPO
+@ANY_REPO
 @JSON
 def validate(
     rev_range: str | None,

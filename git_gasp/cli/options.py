@@ -52,6 +52,19 @@ class GuidedGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
+#: ``-C`` of the commands that read or judge any repository (a code
+#: repository, a server's bare one), not only an agent repository
+ANY_REPO = click.option(
+    "-C",
+    "--repo",
+    "repo",
+    metavar="PATH",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="The repository (a work tree or a bare one; default: the current one).",
+)
+
+
 def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A directory argument that names something: ``""`` is refused (exit 2)."""
     if value is not None and not value.strip():

@@ -6,7 +6,15 @@ import click
 
 from git_gasp import output
 from git_gasp.cli import paging
-from git_gasp.cli.options import JSON, REPO, agent_repo_root, agent_root, none_found, run_filters
+from git_gasp.cli.options import (
+    ANY_REPO,
+    JSON,
+    REPO,
+    agent_repo_root,
+    agent_root,
+    none_found,
+    run_filters,
+)
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
@@ -29,7 +37,7 @@ def _tone(outcome: str | None) -> str:
 
 @click.command()
 @click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
-@REPO
+@ANY_REPO
 @run_filters("runs")
 @paging.options
 @JSON
