@@ -325,3 +325,28 @@ def test_nodes_of_a_kind_no_node_has_says_so_with_a_guess(
     assert err == "no nodes match: no node has kind patch (the kinds here: goal)\n"
     code, out, err = run_cli(capsys, "nodes", "-C", str(repo), "--kind", "goal", "--grep", "zz")
     assert err == "no nodes match\n"  # the kind is there: the other filter left nothing
+
+
+def test_a_close_whose_history_lacks_the_manifest_says_a_clone_is_no_agent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agent"
+    assert run_cli(capsys, "init", "--agent-id", "a", "--no-commit", str(repo))[0] == 0
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    code, _, err = run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "ok")
+    # was silent: the root commit held the log, and a restore of it found no AGENT.md
+    assert code == 0 and git(repo, "ls-files", "AGENT.md") == ""
+    (line,) = err.splitlines()
+    assert line.startswith(
+        "warning: AGENT.md, .gitattributes not committed: a clone of this history is no agent"
+        " repository; commit the layout: git add -A -- AGENT.md identity skills .agent"
+    )
+    adding = line.partition("commit the layout: ")[2].split(" && ")[0].split()
+    git(repo, *adding[1:])  # the command it names works
+    git(repo, "commit", "-q", "-m", "agent layout")
+    assert git(repo, "status", "--porcelain") == ""
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    code, _, err = run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "ok")
+    assert (code, err) == (0, "")
+    code, _, _ = run_cli(capsys, "restore", str(repo), str(tmp_path / "clone"))
+    assert code == 0

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from git_gasp import output
+from git_gasp.cli.closenotes import after_close
 from git_gasp.cli.options import (
     JSON,
     REPO,
@@ -144,21 +145,9 @@ def run_close(
     text += _projections_said(agent.root, closed, say=not as_json)
     if closed.locks:
         output.diag(f"warning: {closed.locks}")
-    _say_if_detached(agent.root, closed.commit)
+    after_close(agent.root, closed.commit)
     emit(as_json, closed._asdict(), text)
     return OK
-
-
-def _say_if_detached(root: str, commit: str | None) -> None:
-    """A boundary commit made on a detached HEAD is on no branch (git's own
-    ``[detached HEAD …]`` line is not shown): say so, and how to keep it."""
-    from git_gasp import git
-
-    if commit and git.attempt(root, ["symbolic-ref", "-q", "HEAD"]).code == 1:
-        output.diag(
-            f"note: HEAD is detached: commit {commit[:12]} is on no branch; "
-            f"keep it with: git switch -c BRANCH (or: git branch BRANCH {commit[:12]})"
-        )
 
 
 def _with_configured(root: str, sessions: tuple[str, ...]) -> tuple[str, ...]:
@@ -202,7 +191,7 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
         text += " (closed already, by another process)"
     if closed.locks:
         output.diag(f"warning: {closed.locks}")
-    _say_if_detached(agent.root, closed.commit)
+    after_close(agent.root, closed.commit)
     emit(as_json, closed._asdict(), text)
     return OK
 
