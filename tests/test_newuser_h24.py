@@ -178,6 +178,25 @@ def test_init_json_lists_what_it_kept(tmp_path: Path, capsys: pytest.CaptureFixt
     assert code == 0 and json.loads(out)["kept"] == []
 
 
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (("handoff",), "The agent repository to hand off, read only (DIR is written)"),
+        (("adapt", "claude-code", "install"), "The agent repository the hooks record into"),
+        (("adapt", "codex", "install"), "The agent repository the hooks record into"),
+        (("import", "codex"), "The agent repository to write"),
+    ],
+)
+def test_agent_repo_help_says_what_the_command_does_with_it(
+    capsys: pytest.CaptureFixture[str], command: tuple[str, ...], said: str
+) -> None:
+    code, out, _ = run_cli(capsys, *command, "--help")
+    # handoff and adapt install said "The agent repository to write": handoff only reads it
+    assert code == 0 and f"-C, --repo PATH {said} (default: $GASP_AGENT_REPO" in " ".join(
+        out.split()
+    )
+
+
 def test_usage_help_says_its_repository_is_read(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "usage", "--help")
     flat = " ".join(out.split())

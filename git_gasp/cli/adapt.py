@@ -12,7 +12,7 @@ import click
 
 from git_gasp.cli.adaptlive import flush as live_flush
 from git_gasp.cli.adaptlive import hook as live_hook
-from git_gasp.cli.importing import AGENT_REPO, agent_repo
+from git_gasp.cli.importing import agent_repo, agent_repo_option
 from git_gasp.cli.options import JSON, GuidedGroup, emit
 from git_gasp.errors import OK
 
@@ -86,7 +86,7 @@ def _uninstall_text(report: dict[str, Any]) -> str:
 def _commands(group: click.Group, harness: str, scopes: tuple[str, ...], default: str) -> None:
     @group.command(name="install")
     @_scope(harness, scopes, default)
-    @AGENT_REPO
+    @agent_repo_option("the hooks record into")
     @_VERSION
     @JSON
     def install(scope: str, repo: str | None, agent_version: str | None, as_json: bool) -> int:
@@ -148,7 +148,7 @@ def status(repo: str | None, as_json: bool) -> int:
     help="The harness to hand the agent to.",
 )
 @click.argument("directory", required=False, type=click.Path(file_okay=False), metavar="[DIR]")
-@AGENT_REPO
+@agent_repo_option("to hand off, read only (DIR is written)")
 @click.option(
     "--budget",
     "budget",
