@@ -369,3 +369,22 @@ def test_a_close_whose_history_lacks_the_manifest_says_a_clone_is_no_agent(
     assert (code, err) == (0, "")
     code, _, _ = run_cli(capsys, "restore", str(repo), str(tmp_path / "clone"))
     assert code == 0
+
+
+def test_init_commits_its_layout_though_an_ignore_rule_matches_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "docs-ignored"
+    git(tmp_path, "init", "-q", str(repo))
+    (repo / ".gitignore").write_text("*.md\n")
+    code, out, err = run_cli(capsys, "init", "--agent-id", "a", str(repo))
+    # was exit 2, "The following paths are ignored…", the layout written and half staged
+    assert (code, err) == (0, ""), err
+    assert out.splitlines()[-1] == (
+        "committed though an ignore rule matches them (a clone needs them): identity/IDENTITY.md,"
+        " AGENT.md, skills/README.md, journal/JOURNAL.md, memory/active_memory.md"
+    )
+    assert git(repo, "status", "--porcelain") == ""
+    assert run_cli(capsys, "restore", str(repo), str(tmp_path / "clone"))[0] == 0
+    assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
+    assert run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "ok")[0] == 0

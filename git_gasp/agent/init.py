@@ -143,6 +143,16 @@ def untracked(directory: str, paths: Sequence[str]) -> list[str]:
     return [p for p in paths if p not in found]
 
 
+def ignored_by_rules(directory: str, paths: Sequence[str]) -> list[str]:
+    """Those of ``paths`` an ignore rule matches (tracked or not: ``git
+    check-ignore --no-index``), for init to say it committed them anyway."""
+    if not paths:
+        return []
+    got = git.attempt(directory, ["check-ignore", "--no-index", "--", *paths])
+    found = set(got.out.decode("utf-8", "replace").splitlines()) if got.code == 0 else set()
+    return [p for p in paths if p in found]
+
+
 def _pinned_besides(directory: str, written: Sequence[str]) -> list[str]:
     """The identity files AGENT.md's hash covers that init found rather than
     wrote: the init commit carries them too, or a clone would lack what the
@@ -265,7 +275,10 @@ def _has_identity(directory: str) -> bool:
 
 
 def _commit_layout(directory: str, agent_id: str, written: list[str]) -> None:
-    git.run(directory, ["add", "--", *written])
+    # -f: these are the files init wrote, the layout a clone needs; an ignore
+    # rule such as `*.md` is not meant for AGENT.md (git add refused them, and
+    # init stopped with the layout written and half staged)
+    git.run(directory, ["add", "-f", "--", *written])
     message = f"init agent {agent_id}\n\nGASP layout written by git-gasp.\n"
     try:
         git.run(directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode())
@@ -284,9 +297,16 @@ def _is_repo(directory: str) -> bool:
     return bool(top)
 
 
-def init_text(present: list[str], written: list[str], kept: list[str], left_out: list[str]) -> str:
+def init_text(
+    present: list[str],
+    written: list[str],
+    kept: list[str],
+    left_out: list[str],
+    forced: Sequence[str] = (),
+) -> str:
     """What init did to each file: created, added lines to (.gitignore,
-    .gitattributes), kept as it was, and which kept files are not committed."""
+    .gitattributes), kept as it was, which kept files are not committed, and
+    which it committed though an ignore rule matches them (``forced``)."""
     import shlex
 
     lines = ["created " + ", ".join(p for p in written if p not in present)]
@@ -299,5 +319,10 @@ def init_text(present: list[str], written: list[str], kept: list[str], left_out:
         lines.append(
             f"not in the init commit (init commits only what it wrote): {', '.join(left_out)};"
             f" commit them with: git add -- {' '.join(map(shlex.quote, left_out))} && git commit"
+        )
+    if forced:
+        lines.append(
+            "committed though an ignore rule matches them (a clone needs them): "
+            + ", ".join(forced)
         )
     return "\n".join(lines)

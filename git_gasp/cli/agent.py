@@ -67,7 +67,8 @@ def init(
     kept = [p for p in present if p not in written]
     left_out = layout.untracked(directory, kept) if not no_commit else []
     new = f" (new director{'ies' if len(made) > 1 else 'y'}: {', '.join(made)})" if made else ""
-    said = layout.init_text(present, written, kept, left_out)
+    forced = layout.ignored_by_rules(directory, written) if not no_commit else []
+    said = layout.init_text(present, written, kept, left_out, forced)
     text = f"initialized agent {agent_id} in {directory}{new}: {said}"
     value = {"directory": directory, "agent_id": agent_id, "created": made, "written": written}
     emit(as_json, {**value, "kept": kept, "kept_uncommitted": left_out}, text)
