@@ -388,3 +388,23 @@ def test_init_commits_its_layout_though_an_ignore_rule_matches_it(
     assert run_cli(capsys, "restore", str(repo), str(tmp_path / "clone"))[0] == 0
     assert run_cli(capsys, "run", "start", "-C", str(repo), "--task", "t")[0] == 0
     assert run_cli(capsys, "run", "close", "-C", str(repo), "--outcome", "ok")[0] == 0
+
+
+def test_identity_verify_of_a_changed_identity_names_the_ways_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    with open(repo / "identity" / "IDENTITY.md", "a") as fh:
+        fh.write("more\n")
+    code, out, err = run_cli(capsys, "identity", "verify", "-C", str(repo))
+    # was the FAIL line and the two hashes, nothing naming a command that resolves it
+    assert code == 1 and out.startswith("FAIL identity bytes do not match the manifest")
+    assert err.splitlines() == [
+        "hint: commit an approved change: git add identity/ && git gasp identity commit"
+        " --approved-by NAME --reason TEXT (or undo it: git restore identity/)"
+    ]
+    git(repo, "add", "identity/")
+    argv = ["identity", "commit", "-C", str(repo), "--approved-by", "alice", "--reason", "r"]
+    assert run_cli(capsys, *argv)[0] == 0
+    code, _, err = run_cli(capsys, "identity", "verify", "-C", str(repo))
+    assert (code, err) == (0, "")

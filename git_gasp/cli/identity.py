@@ -39,6 +39,11 @@ def identity_verify(repo: str | None, as_json: bool) -> int:
     lines.append(f"computed {result.computed or '-'}")
     value = {"format": "git-gasp.identity-verify/1", **result.to_value()}
     emit(as_json, value, "\n".join(lines))
+    if not as_json and not result.ok and result.declared and result.computed:
+        output.diag(  # the hashes differ: the two ways out
+            "hint: commit an approved change: git add identity/ && git gasp identity commit "
+            "--approved-by NAME --reason TEXT (or undo it: git restore identity/)"
+        )
     return OK if result.ok else FINDINGS
 
 
