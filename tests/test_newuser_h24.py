@@ -399,10 +399,14 @@ def test_identity_verify_of_a_changed_identity_names_the_ways_out(
     code, out, err = run_cli(capsys, "identity", "verify", "-C", str(repo))
     # was the FAIL line and the two hashes, nothing naming a command that resolves it
     assert code == 1 and out.startswith("FAIL identity bytes do not match the manifest")
-    assert err.splitlines() == [
-        "hint: commit an approved change: git add identity/ && git gasp identity commit"
-        " --approved-by NAME --reason TEXT (or undo it: git restore identity/)"
-    ]
+    hint = (
+        "hint: identity/ does not match AGENT.md; a person approves it with: git add identity/"
+        " && git gasp identity commit --approved-by NAME --reason TEXT"
+        " (or undo it: git checkout HEAD -- identity/)"
+    )
+    assert err.splitlines() == [hint]
+    code, _, err = run_cli(capsys, "check", str(repo))
+    assert code == 1 and err.splitlines() == ["not conformant: check 6 failed", hint]
     git(repo, "add", "identity/")
     argv = ["identity", "commit", "-C", str(repo), "--approved-by", "alice", "--reason", "r"]
     assert run_cli(capsys, *argv)[0] == 0
