@@ -412,3 +412,20 @@ def test_identity_verify_of_a_changed_identity_names_the_ways_out(
     assert run_cli(capsys, *argv)[0] == 0
     code, _, err = run_cli(capsys, "identity", "verify", "-C", str(repo))
     assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("command", [("usage",), ("import", "codex"), ("handoff", "--to", "codex")])
+def test_a_bare_agent_repository_is_named_bare_not_offered_an_init(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: tuple[str, ...]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    bare = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    code, out, err = run_cli(capsys, *command, "-C", str(bare))
+    # was "not an agent repository (no AGENT.md)" with "create it with: git gasp init …"
+    assert (code, out) == (2, "")
+    first, hint = err.splitlines()
+    assert first == f"error: {bare}: a bare repository: no work tree holds the agent's files"
+    assert hint.startswith(
+        f"hint: restore one from it and run the command there: git gasp restore {bare} DIR"
+    )

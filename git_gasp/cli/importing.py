@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from git_gasp import git, output
-from git_gasp.cli.options import JSON, WORKER, emit
+from git_gasp.cli.options import JSON, WORKER, emit, refuse_bare
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -160,6 +160,7 @@ def agent_repo(repo: str | None, purpose: str = "to import into", here: bool = F
             USAGE,
         )
     if not os.path.isfile(os.path.join(chosen, "AGENT.md")):
+        refuse_bare(chosen)  # a server's repository: not one to init in
         raise GaspError(
             f"{chosen}: not an agent repository (no AGENT.md)",
             f"create it with: git gasp init --agent-id ID {chosen}",
