@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -428,4 +429,43 @@ def test_a_bare_agent_repository_is_named_bare_not_offered_an_init(
     assert first == f"error: {bare}: a bare repository: no work tree holds the agent's files"
     assert hint.startswith(
         f"hint: restore one from it and run the command there: git gasp restore {bare} DIR"
+    )
+
+
+def test_a_refused_commit_or_push_names_the_command_that_judges_it_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = agent_repo(tmp_path, capsys)
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(server))
+    assert run_cli(capsys, "hooks", "install", "-C", str(repo))[0] == 0
+    assert run_cli(capsys, "hooks", "install", "--server", "-C", str(server))[0] == 0
+    with open(repo / "state" / "events.jsonl", "a") as fh:
+        fh.write('{"x": 1}\n')
+    git(repo, "add", "state/events.jsonl")
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "commit", "-q", "-m", "bad"], capture_output=True, text=True
+    )
+    # was "hint: git-gasp-hooks(1) lists the rules": a page, no command
+    assert proc.returncode == 1 and proc.stderr.splitlines()[-1] == (
+        "hint: judge it again with: git gasp validate --staged --json;"
+        " git-gasp-hooks(1) lists the rules"
+    )
+    code, out, _ = run_cli(capsys, "validate", "--staged", "--json", "-C", str(repo))
+    assert code == 1 and json.loads(out)["violations"][0]["path"] == "state/events.jsonl"
+    git(repo, "commit", "-q", "--no-verify", "-m", "bad")
+    git(repo, "remote", "add", "origin", str(server))
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "push", "--no-verify", "origin", "HEAD"],
+        capture_output=True,
+        text=True,
+    )
+    said = [line.removeprefix("remote: ").rstrip() for line in proc.stderr.splitlines()]
+    assert (
+        proc.returncode == 1
+        and (
+            "hint: judge it again with: git gasp validate --all REMOTE/BRANCH..HEAD;"
+            " git-gasp-hooks(1) lists the rules"
+        )
+        in said
     )
