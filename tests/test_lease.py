@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,10 @@ def agent_dir(root: Path) -> list[str]:
 
 
 def held_message(worker: str, pid: int, expires: int) -> str:
-    return f"lease held by worker `{worker}` (pid {pid}) until {expires}"
+    """The refusal's start: the expiry as a UTC time a person reads (it was
+    the raw milliseconds); what follows is how long from now."""
+    stamp = datetime.fromtimestamp(expires / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"lease held by worker `{worker}` (pid {pid}) until {stamp} ("
 
 
 # --- the record ------------------------------------------------------------------
@@ -101,6 +105,32 @@ def test_the_first_worker_wins_the_exclusive_create(tmp_path: Path) -> None:
         Lease(str(tmp_path), "worker-b", clock=clock).acquire()
     assert str(info.value).startswith(held_message("worker-a", os.getpid(), NOW + 600_000))
     assert lease_file(tmp_path).read_bytes() == before
+
+
+def test_the_refusal_says_how_long_the_lease_has_left(tmp_path: Path) -> None:
+    clock = Clock()
+    Lease(str(tmp_path), "worker-a", clock=clock).acquire()
+    clock.now += 60_000
+    with pytest.raises(LeaseError) as info:
+        Lease(str(tmp_path), "worker-b", clock=clock).acquire()
+    # was "until 1739000600000 (2025-02-08T07:43:20Z)"
+    assert str(info.value).endswith("until 2025-02-08 07:43:20 UTC (in 9 min)")
+
+
+@pytest.mark.parametrize(
+    ("expires", "said"),
+    [
+        (NOW + 600_000, "2025-02-08 07:43:20 UTC (in 10 min)"),
+        (NOW + 42_000, "2025-02-08 07:34:02 UTC (in 42 s)"),
+        (NOW + 5 * 3_600_000, "2025-02-08 12:33:20 UTC (in 5 h)"),
+        (NOW - 180_000, "2025-02-08 07:30:20 UTC (expired 3 min ago)"),
+        (NOW, "2025-02-08 07:33:20 UTC (expired 0 s ago)"),  # expiring now is expired
+        (NOW - 3 * 86_400_000, "2025-02-05 07:33:20 UTC (expired 3 days ago)"),
+        (10**20, str(10**20)),  # no time at all: the number as it is
+    ],
+)
+def test_the_expiry_reads_as_a_utc_time_and_a_span_from_now(expires: int, said: str) -> None:
+    assert lease_module.describe_expiry(expires, NOW) == said
 
 
 def test_the_same_worker_renews_by_atomic_replace(tmp_path: Path) -> None:

@@ -114,8 +114,9 @@ def test_init_over_an_active_memory_of_its_own_keeps_it_and_does_not_claim_it(
     (target / "memory" / "active_memory.md").write_text(CURATED)
     code, out, err = run_cli(capsys, "init", str(target), "--agent-id", "evolve")
     assert code == 0, err
-    assert "memory/active_memory.md" not in out
-    assert "memory/facts.jsonl" in out
+    written = out.splitlines()[0]  # the files init created; what it kept is named after
+    assert "memory/active_memory.md" not in written and "memory/facts.jsonl" in written
+    assert "kept as they were: memory/active_memory.md" in out.splitlines()
     assert (target / "memory" / "active_memory.md").read_text() == CURATED
     committed = git(target, "ls-tree", "-r", "--name-only", "HEAD").split()
     assert "memory/active_memory.md" not in committed

@@ -168,8 +168,8 @@ class _Walk:
                 self._user(typed, ms, here, sub)  # a prompt queued while the agent worked
             elif isinstance(kind, str) and kind in F.IGNORED_TYPES:
                 self.diag.ignored[kind] += 1
-            else:
-                self.diag.unknown_types[str(kind)] += 1
+            else:  # a record with no type said "None", as if a type were named so
+                self.diag.unknown_types["no type" if kind is None else str(kind)] += 1
         if message is not None:
             self._flush(message)
 

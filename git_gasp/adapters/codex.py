@@ -102,7 +102,7 @@ class _Walk:
             value = rec.value
             kind, payload = F.enveloped(value)
             if not isinstance(payload, dict):
-                self.diag.unknown_types[f"{kind} without payload"] += 1
+                self.diag.unknown_types[f"{kind} without payload" if kind else "no type"] += 1
                 continue
             if replay.copied(kind, payload, value.get("timestamp")):
                 self.diag.copied += 1
@@ -131,8 +131,8 @@ class _Walk:
                 kind in F.NEWER_TYPES or kind.startswith("record_type")
             ):
                 self.diag.ignored[str(kind)] += 1
-            else:
-                self.diag.unknown_types[str(kind)] += 1
+            else:  # a record with no type said "None", as if a type were named so
+                self.diag.unknown_types["no type" if kind is None else str(kind)] += 1
         self._flush()
 
     # -- response items -------------------------------------------------------------

@@ -107,6 +107,52 @@ def init_repo(
     return written
 
 
+#: The files of the layout init writes when they are missing (besides identity/).
+LAYOUT = (
+    "AGENT.md",
+    "skills/README.md",
+    "state/events.jsonl",
+    "memory/facts.jsonl",
+    "journal/JOURNAL.md",
+    ".agent/config.toml",
+    "memory/active_memory.md",
+    ".gitignore",
+    ".gitattributes",
+)
+
+
+def present_layout(directory: str) -> list[str]:
+    """The files of the layout already in ``directory`` (before ``init``): the
+    identity files, then :data:`LAYOUT`'s. What init then did not write, it
+    kept; ``.gitignore`` and ``.gitattributes`` among those it wrote, it
+    added to."""
+    try:
+        identity = [name for name, _ in identity_files(directory, sizes_only=True)]
+    except (OSError, GaspError):  # none yet (or unreadable: init refuses it itself)
+        identity = []
+    return [*identity, *(p for p in LAYOUT if os.path.lexists(os.path.join(directory, p)))]
+
+
+def untracked(directory: str, paths: Sequence[str]) -> list[str]:
+    """Those of ``paths`` (relative to ``directory``) git does not track: the
+    files init kept that its commit left out (git-gasp commits only what it
+    wrote, and the identity files AGENT.md's hash pins)."""
+    if not paths:
+        return []
+    found = set(git.tracked(directory, [f":(literal){p}" for p in paths]))
+    return [p for p in paths if p not in found]
+
+
+def ignored_by_rules(directory: str, paths: Sequence[str]) -> list[str]:
+    """Those of ``paths`` an ignore rule matches (tracked or not: ``git
+    check-ignore --no-index``), for init to say it committed them anyway."""
+    if not paths:
+        return []
+    got = git.attempt(directory, ["check-ignore", "--no-index", "--", *paths])
+    found = set(got.out.decode("utf-8", "replace").splitlines()) if got.code == 0 else set()
+    return [p for p in paths if p in found]
+
+
 def _pinned_besides(directory: str, written: Sequence[str]) -> list[str]:
     """The identity files AGENT.md's hash covers that init found rather than
     wrote: the init commit carries them too, or a clone would lack what the
@@ -198,7 +244,9 @@ def _write_layout(
             writer.write_atomically(path, data)
             written.append(rel)
 
-    for name, data in sources or [("IDENTITY.md", f"# Identity\n\nI am {agent_id}.\n".encode())]:
+    if not sources and not _has_identity(directory):  # an identity there is the agent's own
+        sources = [("IDENTITY.md", f"# Identity\n\nI am {agent_id}.\n".encode())]
+    for name, data in sources:
         create(f"identity/{name}", data)
     digest = identity_hash(identity_files(directory))
     create("AGENT.md", manifest_text(agent_id, digest).encode())
@@ -216,8 +264,21 @@ def _write_layout(
     return written
 
 
+def _has_identity(directory: str) -> bool:
+    """Whether ``identity/`` holds a file already (init then adds no placeholder)."""
+    if not os.path.isdir(os.path.join(directory, "identity")):
+        return False
+    try:
+        return bool(identity_files(directory, sizes_only=True))
+    except OSError:
+        return False
+
+
 def _commit_layout(directory: str, agent_id: str, written: list[str]) -> None:
-    git.run(directory, ["add", "--", *written])
+    # -f: these are the files init wrote, the layout a clone needs; an ignore
+    # rule such as `*.md` is not meant for AGENT.md (git add refused them, and
+    # init stopped with the layout written and half staged)
+    git.run(directory, ["add", "-f", "--", *written])
     message = f"init agent {agent_id}\n\nGASP layout written by git-gasp.\n"
     try:
         git.run(directory, ["commit", "-q", "-F", "-", "--", *written], stdin=message.encode())
@@ -234,3 +295,34 @@ def _is_repo(directory: str) -> bool:
     except git.GitError:
         return False
     return bool(top)
+
+
+def init_text(
+    present: list[str],
+    written: list[str],
+    kept: list[str],
+    left_out: list[str],
+    forced: Sequence[str] = (),
+) -> str:
+    """What init did to each file: created, added lines to (.gitignore,
+    .gitattributes), kept as it was, which kept files are not committed, and
+    which it committed though an ignore rule matches them (``forced``)."""
+    import shlex
+
+    lines = ["created " + ", ".join(p for p in written if p not in present)]
+    added_to = [p for p in written if p in present]
+    if added_to:
+        lines.append(f"added lines to: {', '.join(added_to)}")
+    if kept:
+        lines.append(f"kept as they were: {', '.join(kept)}")
+    if left_out:
+        lines.append(
+            f"not in the init commit (init commits only what it wrote): {', '.join(left_out)};"
+            f" commit them with: git add -- {' '.join(map(shlex.quote, left_out))} && git commit"
+        )
+    if forced:
+        lines.append(
+            "committed though an ignore rule matches them (a clone needs them): "
+            + ", ".join(forced)
+        )
+    return "\n".join(lines)

@@ -117,15 +117,14 @@ def add_fact(
 ) -> Fact:
     """Append a fact (validated: the ids it names exist) and refresh active memory."""
     if not text.strip():
-        raise GaspError("a fact needs text", None, USAGE)
+        raise GaspError("a fact needs text", 'e.g. git gasp fact add "TEXT"', USAGE)
     validate.utf8("the fact's text", text)
     memory = read_facts(agent.root)
     fact_ids = {f.id for f in memory.facts}
     for ref in derived_from:
         if ref not in fact_ids and not agent.knows(ref):
-            raise GaspError(
-                f"--derived-from {ref}: no event, node or fact has that id", None, USAGE
-            )
+            message = f"--derived-from {ref}: no event, node or fact has that id"
+            raise GaspError(message, "list them: git gasp nodes, git gasp fact list", USAGE)
     _check_supersedes(memory, supersedes)
     fact = Fact(new_id("fact"), now_ms(), text, tuple(derived_from), supersedes)
     line = (fact_line(fact) + "\n").encode("utf-8")

@@ -12,8 +12,8 @@ import click
 
 from git_gasp.cli.adaptlive import flush as live_flush
 from git_gasp.cli.adaptlive import hook as live_hook
-from git_gasp.cli.importing import AGENT_REPO, agent_repo
-from git_gasp.cli.options import JSON, emit
+from git_gasp.cli.importing import agent_repo, agent_repo_option
+from git_gasp.cli.options import JSON, GuidedGroup, emit
 from git_gasp.errors import OK
 
 _VERSION = click.option(
@@ -39,7 +39,13 @@ def _scope(harness: str, choices: tuple[str, ...], default: str) -> Callable[[_F
     )
 
 
-@click.group()
+_INSTEAD = {
+    verb: f"name the harness: git gasp adapt claude-code {verb} (or: git gasp adapt codex {verb})"
+    for verb in ("install", "uninstall")
+}
+
+
+@click.group(cls=GuidedGroup, instead=_INSTEAD)
 def adapt() -> None:
     """Record Claude Code and Codex as they work: their hooks, installed and reported."""
 
@@ -80,7 +86,7 @@ def _uninstall_text(report: dict[str, Any]) -> str:
 def _commands(group: click.Group, harness: str, scopes: tuple[str, ...], default: str) -> None:
     @group.command(name="install")
     @_scope(harness, scopes, default)
-    @AGENT_REPO
+    @agent_repo_option("the hooks record into")
     @_VERSION
     @JSON
     def install(scope: str, repo: str | None, agent_version: str | None, as_json: bool) -> int:
@@ -142,7 +148,7 @@ def status(repo: str | None, as_json: bool) -> int:
     help="The harness to hand the agent to.",
 )
 @click.argument("directory", required=False, type=click.Path(file_okay=False), metavar="[DIR]")
-@AGENT_REPO
+@agent_repo_option("to hand off, read only (DIR is written)")
 @click.option(
     "--budget",
     "budget",

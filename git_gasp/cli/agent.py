@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from git_gasp import output
+from git_gasp.cli.closenotes import after_close
 from git_gasp.cli.options import (
     JSON,
     REPO,
@@ -56,14 +57,21 @@ def init(
     as_json: bool,
 ) -> int:
     """Create a GASP agent repository in DIRECTORY (or add the layout to an existing repo)."""
-    from git_gasp.agent.init import init_repo, missing_directories
+    from git_gasp.agent import init as layout
 
-    made = missing_directories(directory)  # named, as git names where it initialized
-    written = init_repo(directory, agent_id, identity, provider, model, runtime, not no_commit)
+    made = layout.missing_directories(directory)  # named, as git names where it initialized
+    present = layout.present_layout(directory)
+    written = layout.init_repo(
+        directory, agent_id, identity, provider, model, runtime, not no_commit
+    )
+    kept = [p for p in present if p not in written]
+    left_out = layout.untracked(directory, kept) if not no_commit else []
     new = f" (new director{'ies' if len(made) > 1 else 'y'}: {', '.join(made)})" if made else ""
-    text = f"initialized agent {agent_id} in {directory}{new}: " + ", ".join(written)
+    forced = layout.ignored_by_rules(directory, written) if not no_commit else []
+    said = layout.init_text(present, written, kept, left_out, forced)
+    text = f"initialized agent {agent_id} in {directory}{new}: {said}"
     value = {"directory": directory, "agent_id": agent_id, "created": made, "written": written}
-    emit(as_json, value, text)
+    emit(as_json, {**value, "kept": kept, "kept_uncommitted": left_out}, text)
     return OK
 
 
@@ -138,6 +146,7 @@ def run_close(
     text += _projections_said(agent.root, closed, say=not as_json)
     if closed.locks:
         output.diag(f"warning: {closed.locks}")
+    after_close(agent.root, closed.commit)
     emit(as_json, closed._asdict(), text)
     return OK
 
@@ -174,7 +183,8 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
     from git_gasp.agent.runs import close_run
 
     outcome = f"abandoned: {reason}" if reason else "abandoned"
-    closed = close_run(open_agent(repo, worker), outcome)
+    agent = open_agent(repo, worker)
+    closed = close_run(agent, outcome)
     text = f"abandoned {closed.run_id}: " + (
         f"commit {closed.commit[:12]}" if closed.commit else "nothing changed, no commit"
     )
@@ -182,6 +192,7 @@ def run_abandon(reason: str, repo: str | None, worker: str | None, as_json: bool
         text += " (closed already, by another process)"
     if closed.locks:
         output.diag(f"warning: {closed.locks}")
+    after_close(agent.root, closed.commit)
     emit(as_json, closed._asdict(), text)
     return OK
 
@@ -195,7 +206,7 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
     import shlex
 
     from git_gasp.errors import GaspError
-    from git_gasp.store.lease import Lease, describe_expiry
+    from git_gasp.store.lease import Lease, describe_expiry, lease_value, now_ms
     from git_gasp.store.runmarker import local_worker_id, read_marker
 
     root = agent_repo_root(repo)  # not an agent repository: that, and nothing else
@@ -213,7 +224,7 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
             {
                 "format": "git-gasp.run-status/1",
                 "open_run": run._asdict() if run else None,
-                "lease": held._asdict() if held else None,
+                "lease": lease_value(held, now_ms()) if held else None,
                 "worker": me,
                 "problem": problem.message if problem else None,
             }
@@ -229,7 +240,7 @@ def run_status(repo: str | None, worker: str | None, as_json: bool) -> int:
                 output.data(f"finished with outcome {outcome}; its commit is still to be made")
             output.data(f"close it with: git gasp run close --outcome {outcome}{flag}")
         if held:
-            until = describe_expiry(held.expires_at_ms)
+            until = describe_expiry(held.expires_at_ms, now_ms())
             output.data(f"lease: worker {held.worker_id} (pid {held.pid}) until {until}")
     if problem is not None:
         raise problem

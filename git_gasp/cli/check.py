@@ -35,6 +35,15 @@ def check(path: str | None, repo: str | None, fixture: bool, as_json: bool, no_c
         failing = [str(r.number) for r in reports if not r.passed]
         if failing:  # stdout stays the reference checker's; the verdict goes to stderr
             output.diag(f"not conformant: check {', '.join(failing)} failed")
+            if not _looks_like_an_agent(repo):
+                output.diag(
+                    f"hint: {repo} has no AGENT.md or state/: not an agent repository; check "
+                    "one (git gasp check PATH), or create one: git gasp init --agent-id ID"
+                )
+        if any(r.number == 6 and any(_CHANGED in f for f in r.failures) for r in reports):
+            from git_gasp.restore.identity import APPROVE_HINT
+
+            output.diag(f"hint: {APPROVE_HINT}")
         if any(r.number == 2 and any(_STALE in f for f in r.failures) for r in reports):
             output.diag(
                 "hint: a merge or rebase put lines before a snapshot's end; snapshots are "
@@ -44,6 +53,15 @@ def check(path: str | None, repo: str | None, fixture: bool, as_json: bool, no_c
 
 
 _STALE = "integrity hash mismatch"
+_CHANGED = "identity bytes do not match the manifest"
+
+
+def _looks_like_an_agent(root: str) -> bool:
+    import os
+
+    return os.path.lexists(os.path.join(root, "AGENT.md")) or os.path.lexists(
+        os.path.join(root, "state")
+    )
 
 
 @click.command(name="fold")

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from git_gasp import output
-from git_gasp.cli.options import JSON, REPO
+from git_gasp.cli.options import ANY_REPO, JSON, GuidedGroup
 from git_gasp.core.finding import Judged
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 from git_gasp.hooks import install as hookinstall
@@ -22,7 +22,16 @@ def _repo(repo: str | None) -> str:
     return repo or "."
 
 
-@click.group()
+_INSTEAD = {
+    "uninstall": (
+        "remove git-gasp's hooks with: git gasp hooks install --uninstall "
+        "(with --server for a bare repository's)"
+    ),
+    "remove": "remove git-gasp's hooks with: git gasp hooks install --uninstall",
+}
+
+
+@click.group(cls=GuidedGroup, instead=_INSTEAD)
 def hooks() -> None:
     """Enforce GASP at commit and push time: install and run git-gasp's hooks."""
 
@@ -51,7 +60,7 @@ def hooks() -> None:
     help="Pin the interpreter running this command (shorthand for --python "
     "with its absolute path).",
 )
-@REPO
+@ANY_REPO
 @JSON
 def install(
     uninstall: bool, server: bool, python: str | None, pin: bool, repo: str | None, as_json: bool
@@ -128,7 +137,7 @@ def _warn_of_the_other_side(root: str, server: bool) -> None:
 
 @hooks.command()
 @click.option("--server", is_flag=True, help="Show the server hooks instead of the client hooks.")
-@REPO
+@ANY_REPO
 @JSON
 def status(server: bool, repo: str | None, as_json: bool) -> int:
     """Show which hooks are git-gasp's shims, someone else's, or absent."""
@@ -145,7 +154,7 @@ def status(server: bool, repo: str | None, as_json: bool) -> int:
 @hooks.command(context_settings={"ignore_unknown_options": True})
 @click.argument("hook", type=click.Choice(HOOK_NAMES))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-@REPO
+@ANY_REPO
 def run(hook: str, args: tuple[str, ...], repo: str | None) -> int:
     """Run one hook now, as git would (what the shims and the pre-commit framework call).
 
@@ -229,7 +238,7 @@ def _text_merge(base: str, ours: str, theirs: str, path: str) -> int:
 @click.option(
     "--onboard", is_flag=True, help="Judge as history older than the hook (an onboarding push)."
 )
-@REPO
+@ANY_REPO
 @JSON
 def validate(
     rev_range: str | None,

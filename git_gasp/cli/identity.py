@@ -31,7 +31,7 @@ def identity_hash_cmd(repo: str | None, as_json: bool) -> int:
 @JSON
 def identity_verify(repo: str | None, as_json: bool) -> int:
     """Compare AGENT.md's identity_hash with the hash of identity/ (check 6)."""
-    from git_gasp.restore.identity import verify
+    from git_gasp.restore.identity import APPROVE_HINT, verify
 
     result = verify(repo_root(repo))
     lines = [f"FAIL {f}" for f in result.failures] or [f"ok   {n}" for n in result.notes]
@@ -39,6 +39,8 @@ def identity_verify(repo: str | None, as_json: bool) -> int:
     lines.append(f"computed {result.computed or '-'}")
     value = {"format": "git-gasp.identity-verify/1", **result.to_value()}
     emit(as_json, value, "\n".join(lines))
+    if not as_json and not result.ok and result.declared and result.computed:
+        output.diag(f"hint: {APPROVE_HINT}")  # the hashes differ: the two ways out
     return OK if result.ok else FINDINGS
 
 

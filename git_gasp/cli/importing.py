@@ -3,24 +3,36 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from git_gasp import git, output
-from git_gasp.cli.options import JSON, WORKER, emit
+from git_gasp.cli.options import JSON, WORKER, emit, refuse_bare
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 
-AGENT_REPO = click.option(
-    "-C",
-    "--repo",
-    "repo",
-    metavar="PATH",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="The agent repository to write (default: $GASP_AGENT_REPO, else gasp.agentRepo).",
-)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def agent_repo_option(
+    what: str, default: str = "$GASP_AGENT_REPO, else gasp.agentRepo"
+) -> Callable[[_F], _F]:
+    """``-C``/``--repo`` of a command whose agent repository is found by
+    :func:`agent_repo`; ``what`` says what the command does with it."""
+    return click.option(
+        "-C",
+        "--repo",
+        "repo",
+        metavar="PATH",
+        type=click.Path(file_okay=False),
+        default=None,
+        help=f"The agent repository {what} (default: {default}).",
+    )
+
+
+AGENT_REPO = agent_repo_option("to write")
 
 
 def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime | None:
@@ -148,6 +160,7 @@ def agent_repo(repo: str | None, purpose: str = "to import into", here: bool = F
             USAGE,
         )
     if not os.path.isfile(os.path.join(chosen, "AGENT.md")):
+        refuse_bare(chosen)  # a server's repository: not one to init in
         raise GaspError(
             f"{chosen}: not an agent repository (no AGENT.md)",
             f"create it with: git gasp init --agent-id ID {chosen}",
@@ -171,7 +184,9 @@ def agent_repo(repo: str | None, purpose: str = "to import into", here: bool = F
     type=click.Path(dir_okay=False, exists=True),
     help="A JSON pricing table (USD per million tokens per model): adds an estimated cost.",
 )
-@AGENT_REPO
+@agent_repo_option(
+    "to read", "$GASP_AGENT_REPO, else gasp.agentRepo, else the current directory when it is one"
+)
 @JSON
 def usage(
     rev_range: str | None, by: str, pricing: str | None, repo: str | None, as_json: bool

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from git_gasp import output
-from git_gasp.cli.options import JSON, REPO
+from git_gasp.cli.options import ANY_REPO, JSON, GuidedGroup
 from git_gasp.errors import FINDINGS, OK
 
 FORMAT = "git-gasp.notes/1"
@@ -28,7 +28,10 @@ def _describe(rec: Any) -> str:
     return " ".join([f"{rec.kind:<10}", rec.session, *extra])
 
 
-@click.group()
+_SYNC = "notes travel both ways with: git gasp notes sync [REMOTE] (fetch, merge, push)"
+
+
+@click.group(cls=GuidedGroup, instead=dict.fromkeys(("push", "pull", "fetch"), _SYNC))
 def notes() -> None:
     """Link commits to agent sessions: notes under refs/notes/agent-sessions.
 
@@ -55,7 +58,7 @@ def notes() -> None:
 @click.option(
     "--run", "run_id", metavar="ID", help="Record the run: its event range and the log digest."
 )
-@REPO
+@ANY_REPO
 @JSON
 def add(
     commit: str,
@@ -86,7 +89,7 @@ def add(
 
 @notes.command(name="show")
 @click.argument("commit", default="HEAD")
-@REPO
+@ANY_REPO
 @JSON
 def show(commit: str, repo: str | None, as_json: bool) -> int:
     """Show COMMIT's note (default HEAD), one record per line."""
@@ -121,7 +124,7 @@ def show(commit: str, repo: str | None, as_json: bool) -> int:
 
 @notes.command(name="list")
 @click.argument("rev_range", metavar="[REV-RANGE]", default="HEAD")
-@REPO
+@ANY_REPO
 @JSON
 def list_(rev_range: str, repo: str | None, as_json: bool) -> int:
     """List the commits in REV-RANGE (default HEAD) that have a note, newest first."""
@@ -149,7 +152,7 @@ def list_(rev_range: str, repo: str | None, as_json: bool) -> int:
 
 @notes.command(name="verify")
 @click.argument("rev_range", metavar="[REV-RANGE]", default="HEAD")
-@REPO
+@ANY_REPO
 @JSON
 def verify(rev_range: str, repo: str | None, as_json: bool) -> int:
     """Recompute the digests the notes in REV-RANGE (default HEAD) record.
@@ -201,7 +204,7 @@ def verify(rev_range: str, repo: str | None, as_json: bool) -> int:
 
 @notes.command(name="setup")
 @click.argument("remote", required=False)
-@REPO
+@ANY_REPO
 @JSON
 def setup(remote: str | None, repo: str | None, as_json: bool) -> int:
     """Make notes survive amend and rebase, merge cleanly, and fetch from REMOTE.
@@ -242,7 +245,7 @@ def setup(remote: str | None, repo: str | None, as_json: bool) -> int:
     is_flag=True,
     help="First remove files in the local notes tree that are not notes (one commit).",
 )
-@REPO
+@ANY_REPO
 @JSON
 def sync(remote: str, retries: int, drop_strays: bool, repo: str | None, as_json: bool) -> int:
     """Fetch REMOTE's notes (default origin), merge them and push the union, never forcing."""

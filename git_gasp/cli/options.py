@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from git_gasp import git, output
+from git_gasp.errors import USAGE, GaspError
 from git_gasp.store.worktree import refuse_escapes
 
 PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
@@ -29,6 +30,38 @@ REPO = click.option(
     type=click.Path(exists=True, file_okay=False),
     default=None,
     help="The agent repository (default: the current one).",
+)
+
+
+class GuidedGroup(click.Group):
+    """A group that answers a command a user guesses but it does not have
+    (``hooks uninstall``, ``adapt install``) with the command that does it:
+    ``instead`` maps the name to that hint (click's "Did you mean 'install'?"
+    named the opposite, or nothing that works)."""
+
+    def __init__(self, *args: Any, instead: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.instead = instead
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] in self.instead and self.get_command(ctx, args[0]) is None:
+            name = f"{ctx.command_path} {args[0]}".replace("git-gasp", "git gasp", 1)
+            raise GaspError(f"no command `{name}`", self.instead[args[0]], USAGE)
+        return super().resolve_command(ctx, args)
+
+
+#: ``-C`` of the commands that read or judge any repository (a code
+#: repository, a server's bare one), not only an agent repository
+ANY_REPO = click.option(
+    "-C",
+    "--repo",
+    "repo",
+    metavar="PATH",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="The repository (a work tree or a bare one; default: the current one).",
 )
 
 
@@ -128,6 +161,20 @@ def agent_root(path: str | None) -> str:
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+DATE_HINT = "give a date as git log reads it, e.g. 2026-01-31, '2 weeks ago' or yesterday"
+
+
+def git_date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A ``--since``/``--until`` value git reads as a date (``git log`` takes
+    any text, so ``--since garbage`` listed nothing and exited 0): else exit 2."""
+    if value is None:
+        return None
+    problem = git.date_problem(value)
+    if problem is not None:
+        raise GaspError(f"--{param.name} {value!r} {problem}", DATE_HINT, USAGE)
+    return value
+
+
 def run_filters(what: str) -> Callable[[_F], _F]:
     """``-n``/``--max-count``, ``--since``/``--until``, ``--goal`` and ``--outcome`` for a
     list of ``what`` (runs, or run commits): the filters ``runs`` and ``sessions`` share."""
@@ -144,9 +191,14 @@ def run_filters(what: str) -> Callable[[_F], _F]:
                     help=f"Show at most N {what} (the newest).",
                 ),
                 click.option(
-                    "--since", metavar="DATE", help=f"Only {what} after DATE (as git log reads it)."
+                    "--since",
+                    metavar="DATE",
+                    callback=git_date,
+                    help=f"Only {what} after DATE (as git log reads it).",
                 ),
-                click.option("--until", metavar="DATE", help=f"Only {what} before DATE."),
+                click.option(
+                    "--until", metavar="DATE", callback=git_date, help=f"Only {what} before DATE."
+                ),
                 click.option(
                     "--goal", metavar="GOAL", help=f"Only {what} for GOAL: its id, or a title word."
                 ),

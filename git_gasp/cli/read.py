@@ -6,7 +6,15 @@ import click
 
 from git_gasp import output
 from git_gasp.cli import paging
-from git_gasp.cli.options import JSON, REPO, agent_repo_root, agent_root, none_found, run_filters
+from git_gasp.cli.options import (
+    ANY_REPO,
+    JSON,
+    REPO,
+    agent_repo_root,
+    agent_root,
+    none_found,
+    run_filters,
+)
 from git_gasp.core.graph import Graph
 from git_gasp.core.suggest import did_you_mean
 from git_gasp.errors import OK, USAGE, GaspError
@@ -29,7 +37,7 @@ def _tone(outcome: str | None) -> str:
 
 @click.command()
 @click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
-@REPO
+@ANY_REPO
 @run_filters("runs")
 @paging.options
 @JSON
@@ -81,7 +89,8 @@ def show(node: str, repo: str | None, color: str | None, no_pager: bool, as_json
 
     root = agent_repo_root(repo)
     story = read_story(root)
-    _known(story.graph, node)
+    if node not in story.graph.nodes:
+        return _show_other(root, story.graph, node, color, no_pager, as_json)
     commit = None
     if story.graph.nodes[node].kind == "run":
         closed = run_commits(root).get(node)
@@ -92,6 +101,46 @@ def show(node: str, repo: str | None, color: str | None, no_pager: bool, as_json
     with paging.screen(root, color, no_pager) as styled:
         text = show_text(story.graph, node, story.provenance, commit, output.paint)
         output.data(text, styled)
+    return OK
+
+
+def _not_a_node(root: str, graph: Graph, node: str, event_kind: str | None = None) -> None:
+    """Raise what ``node``, no node of ``graph``, is: an event (of ``event_kind``),
+    a memory fact, or nothing known (with a "did you mean")."""
+    from git_gasp.view.eventview import is_fact
+
+    if event_kind is not None:
+        raise GaspError(
+            f"{node}: an event of the log ({event_kind}), not a node of the graph",
+            f"see the event and the nodes it touched with: git gasp show {node}",
+            USAGE,
+        )
+    if is_fact(root, node):
+        raise GaspError(
+            f"{node}: a memory fact (memory/facts.jsonl), not a node of the graph",
+            "see the current facts with: git gasp fact list (--json for every field)",
+            USAGE,
+        )
+    _known(graph, node)
+
+
+def _show_other(
+    root: str, graph: Graph, node: str, color: str | None, no_pager: bool, as_json: bool
+) -> int:
+    """``show`` of an id that is no node: an event of the log is shown; a
+    memory fact is named as one, with the command that lists facts."""
+    from git_gasp.core.eventshowing import event_text, event_value
+    from git_gasp.view.eventview import find_event
+
+    found = find_event(root, node)  # a second pass over the log, only for an id no node has
+    if found is None:
+        _not_a_node(root, graph, node)  # raises
+        return USAGE
+    if as_json:
+        output.data_json(event_value(found))
+        return OK
+    with paging.screen(root, color, no_pager) as styled:
+        output.data(event_text(found, graph), styled)
     return OK
 
 
@@ -146,7 +195,11 @@ def lineage(
         raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
     fmt = "json" if as_json else fmt
     story = read_story(agent_repo_root(repo))
-    _known(story.graph, node)
+    if node not in story.graph.nodes:
+        from git_gasp.view.eventview import find_event
+
+        event = find_event(story.root, node)
+        _not_a_node(story.root, story.graph, node, event.event.kind if event else None)
     found = query.lineage(story.graph, node, depth, max_nodes, through_goals)
     runs = {r.id: story.provenance.run_of(r.id) for r in found.nodes}
     titles = run_titles(story.graph, runs.values())
@@ -200,16 +253,30 @@ def nodes(
     from git_gasp.view.story import read_story
 
     root = agent_repo_root(repo)
-    found = select_nodes(read_story(root).graph, kinds, statuses, grep)
+    graph = read_story(root).graph
+    found = select_nodes(graph, kinds, statuses, grep)
     if as_json:
         output.data_json(nodes_value(found))
         return OK
     if not found:
-        output.diag("no nodes match")
+        output.diag("no nodes match" + _no_such_kind(graph, kinds))
         return OK
     with paging.screen(root, color, no_pager) as styled:
         output.data(nodes_text(found, output.paint), styled)
     return OK
+
+
+def _no_such_kind(graph: Graph, kinds: tuple[str, ...]) -> str:
+    """For ``nodes --kind K`` that matched nothing: the kinds given that no
+    node has, with a "did you mean" among those the graph holds (a typo read
+    as an empty list)."""
+    present = sorted({node.kind for node in graph.nodes.values()})
+    absent = [kind for kind in kinds if kind not in present]
+    if not absent:
+        return ""
+    guess = " or ".join(filter(None, (did_you_mean(k, present) for k in absent)))
+    listed = ", ".join(present) or "none yet"
+    return f": no node has kind {', '.join(absent)} ({guess or 'the kinds here: ' + listed})"
 
 
 def _tip_logs(root: str, rev_range: str) -> bytes:

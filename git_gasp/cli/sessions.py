@@ -7,6 +7,7 @@ import click
 from git_gasp import output
 from git_gasp.cli import paging
 from git_gasp.cli.options import (
+    ANY_REPO,
     JSON,
     REPO,
     WORKER,
@@ -54,7 +55,7 @@ def transcript_add(
 
 @click.command()
 @click.argument("rev_range", metavar="[REV-RANGE]", required=False, default="HEAD")
-@REPO
+@ANY_REPO
 @run_filters("commits")
 @paging.options
 @JSON
@@ -97,7 +98,7 @@ def sessions(
 
 @click.command()
 @click.argument("target", metavar="PATH[:LINE]")
-@REPO
+@ANY_REPO
 @JSON
 def who(target: str, repo: str | None, as_json: bool) -> int:
     """Name the commits, runs and sessions that produced PATH (or one LINE of it) at HEAD."""

@@ -33,7 +33,13 @@ from git_gasp.git.clone import (
     safe_clone,
     safe_env,
 )
-from git_gasp.git.config import committer_ident, config_entries, config_value, config_values
+from git_gasp.git.config import (
+    committer_ident,
+    config_entries,
+    config_value,
+    config_values,
+    date_problem,
+)
 from git_gasp.git.history import (
     RANGE_HINT,
     blame_porcelain,
@@ -115,6 +121,7 @@ __all__ = [
     "config_entries",
     "config_value",
     "config_values",
+    "date_problem",
     "grep_tree",
     "head",
     "head_and_merging",

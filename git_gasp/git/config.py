@@ -43,6 +43,19 @@ def config_values(path: str, key: str) -> list[str]:
     return [v for v in got.out.decode("utf-8", "replace").split("\n") if v]
 
 
+def date_problem(value: str) -> str | None:
+    """Why git cannot read ``value`` as a date, or None when it can. ``git log
+    --since`` takes any text (``garbage`` is "now", so a list comes out empty
+    or whole without a word); this asks git's careful date parser, the one
+    ``git config --type=expiry-date`` runs, which refuses what is not a date
+    and takes what ``--since`` documents (``2026-01-31``, ``2 weeks ago``,
+    ``yesterday``)."""
+    if not value.strip() or "\n" in value:
+        return "is not a date"
+    got = attempt(".", ["-c", f"gasp.date={value}", "config", "--type=expiry-date", "gasp.date"])
+    return None if got.code == 0 else "is not a date git reads"
+
+
 def committer_ident(path: str) -> str | None:
     """The identity git would commit as (strict: no guessed host names), or None."""
     got = attempt(path, ["var", "GIT_COMMITTER_IDENT"])

@@ -34,7 +34,7 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
         steps = commit_steps(repo, git.commit_walk(repo, [tip, *since, "--"]))
         found = _settled(repo, changes.judge(repo, steps), out)
         report(found, out)
-        done(found, f"{start}..{end} refused")
+        done(found, f"{start}..{end} refused", f"git gasp validate --all {start}..{end}")
         return
     state = git.repo_state(repo)  # HEAD and where the repository is: one process
     step = index_step(repo, state)
@@ -45,7 +45,7 @@ def pre_commit(repo: str, out: TextIO, env: Mapping[str, str] | None = None) -> 
         out.write(visible(warning) + "\n")
     found = _settled(repo, changes.judge(repo, [step], info=state.info), out)
     report(found, out)
-    done(found, "commit refused")
+    done(found, "commit refused", "git gasp validate --staged --json")
 
 
 def _commit_named(repo: str, name: str, what: str) -> str:

@@ -76,12 +76,15 @@ def warnings_total(warnings: Sequence[Judged], out: TextIO, history: bool = Fals
     out.write(f"gasp: {n} warning{'s' * (n != 1)} ({counts}), not refused: {why}\n")
 
 
-def done(findings: Sequence[Judged], what: str) -> None:
+def done(findings: Sequence[Judged], what: str, again: str | None = None) -> None:
+    """Refuse when there are findings; ``again`` names the command that judges
+    the same change again, each finding on its line, before the rules' page."""
     if findings:
         commits = len({j.step for j in findings if j.step})
         where = f" in {commits} commit{'s' * (commits != 1)}" if commits else ""
         n = len(findings)
-        raise Rejected(f"{what}: {n} violation{'s' * (n != 1)}{where}", RULES_HINT)
+        hint = f"judge it again with: {again}; {RULES_HINT}" if again else RULES_HINT
+        raise Rejected(f"{what}: {n} violation{'s' * (n != 1)}{where}", hint)
 
 
 class Update(NamedTuple):

@@ -57,7 +57,7 @@ def pre_push(
     report_refs(errors, out)
     if errors:
         levels.first_push_hint(repo, remote, [theirs for _, theirs, _ in targets], errors, out)
-    done([j for _, j in errors], "push refused")
+    done([j for _, j in errors], "push refused", "git gasp validate --all REMOTE/BRANCH..HEAD")
     # notes and their sync: only a push needs them
     from git_gasp.sessions import pushnotes as notehooks
 

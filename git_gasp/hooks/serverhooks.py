@@ -76,7 +76,7 @@ def pre_receive(repo: str, lines: Iterable[str], env: Mapping[str, str], out: Te
     elif asked is not None:
         out.write(visible(f"gasp: bypass requested but refused: {asked.refused}") + "\n")
     _innocent(repo, updates, errors, out)
-    done([j for _, j in errors], "push rejected")
+    done([j for _, j in errors], "push rejected", "git gasp validate --all REMOTE/BRANCH..HEAD")
 
 
 def _innocent(

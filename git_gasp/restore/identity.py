@@ -112,7 +112,7 @@ def verified_identity(
     verified, digest, notes = verify_identity(root, manifest, cap)
     if not verified:
         hint = (
-            _APPROVE
+            APPROVE_HINT
             if local
             else "refusing to restore an agent whose identity/ does not match AGENT.md; "
             "nothing from the repository was run"
@@ -121,7 +121,8 @@ def verified_identity(
     return verified, digest, notes
 
 
-_APPROVE = (
+#: How a changed identity/ is approved or undone (status, identity verify, check).
+APPROVE_HINT = (
     "identity/ does not match AGENT.md; a person approves it with: git add identity/ && "
     "git gasp identity commit --approved-by NAME --reason TEXT "
     "(or undo it: git checkout HEAD -- identity/)"

@@ -40,17 +40,48 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def describe_expiry(ms: int) -> str:
-    """``<ms> (<UTC time>)``: the raw value and a readable one."""
-    return _when(ms)
-
-
-def _when(ms: int) -> str:
+def expiry_stamp(ms: int) -> str | None:
+    """``expires_at_ms`` as an ISO 8601 UTC time (``2026-12-02T18:04:22Z``),
+    or None when it is no time (a corrupt lease's out-of-range number)."""
     try:
-        stamp = datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _span(ms: int) -> str:
+    """A length of time as a person says it: ``42 s``, ``9 min``, ``5 h``, ``3 days``."""
+    seconds = ms // 1000
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    if seconds < 36 * 3600:
+        return f"{round(seconds / 3600)} h"
+    return f"{round(seconds / 86400)} days"
+
+
+def describe_expiry(ms: int, now: int) -> str:
+    """The lease's expiry as a person reads it: ``2026-12-02 18:04:22 UTC (in
+    9 min)`` or ``(expired 3 min ago)``; a lease expiring exactly ``now`` is
+    expired, as :meth:`Lease.holder` has it."""
+    stamp = expiry_stamp(ms)
+    if stamp is None:
         return str(ms)
-    return f"{ms} ({stamp})"
+    when = stamp.replace("T", " ").replace("Z", " UTC")
+    return (
+        f"{when} (in {_span(ms - now)})" if ms > now else f"{when} (expired {_span(now - ms)} ago)"
+    )
+
+
+def lease_value(held: Holder, now: int) -> dict[str, object]:
+    """The lease for ``run status --json``: the record's fields, its expiry as
+    an ISO 8601 UTC time (None when it is none) and whether it has expired."""
+    return {
+        **held._asdict(),
+        "expires_at": expiry_stamp(held.expires_at_ms),
+        "expired": held.expires_at_ms <= now,
+    }
 
 
 class Lease:
@@ -149,7 +180,7 @@ class Lease:
     def _held(self, held: Holder) -> LeaseError:
         return LeaseError(
             f"lease held by worker `{held.worker_id}` (pid {held.pid}) "
-            f"until {_when(held.expires_at_ms)}",
+            f"until {describe_expiry(held.expires_at_ms, self.clock())}",
             "wait for it to finish or expire, or use that worker's id",
         )
 
