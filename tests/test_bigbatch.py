@@ -115,3 +115,28 @@ def test_when_git_cannot_screen_the_batch_is_screened_here(
     assert screening.Screen(lines).lines() == scan_lines(lines) == {100, 101}
     with pytest.raises(GaspError, match=r"\[github-token\]"):
         agent.append(_batch(1200, {50: f"use {TOKEN}"}))
+
+
+def test_a_slow_second_process_is_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """git grep's answer is waited for only as long as half the screen here
+    would take (every line holding a trigger makes git grep the slower one):
+    then the screen here gives the answer, never the late one."""
+    import threading
+    import time
+
+    release = threading.Event()
+
+    def slow(contents: object, needles: object) -> list[set[int]]:
+        release.wait(10)
+        return [set()]  # a wrong answer, which must never be taken
+
+    monkeypatch.setattr(git, "lines_holding", slow)
+    special = {i: f"key {i}: password: hunter2x9" for i in range(0, 1200, 7)}
+    lines = _lines(_batch(1200, special))
+    assert len(lines) >= screening.GREP_FROM
+    start = time.perf_counter()
+    found = screening.Screen(lines).lines()
+    took = time.perf_counter() - start
+    release.set()
+    assert found == scan_lines(lines) and len(found) == 2 * len(special)
+    assert took < 10

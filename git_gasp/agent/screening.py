@@ -26,6 +26,9 @@ from git_gasp.core.secretscreen import scan_lines, screenable
 #: a batch this large is screened by ``git grep``: below it, starting a
 #: process and writing a copy cost more than the screen here (~15 ms a MB)
 GREP_FROM = 1 << 20
+#: how long the answer of ``git grep`` is waited for, per byte of the batch:
+#: half of what the screen here takes (~15 ns a byte on 2 CPUs)
+WAIT_PER_BYTE = 8e-9
 
 
 class Screen:
@@ -34,22 +37,33 @@ class Screen:
     def __init__(self, lines: bytes) -> None:
         self._data = lines
         self._found: set[int] | None = None
+        self._grepped: set[int] | None = None  # the second process's answer, once it has one
         self._thread: threading.Thread | None = None
         if len(lines) >= GREP_FROM and screenable(lines):
-            self._thread = threading.Thread(target=self._grep, name="gasp-screen", daemon=True)
+            # not a daemon: at exit the interpreter waits for it, so the copy
+            # it screens is always removed
+            self._thread = threading.Thread(target=self._grep, name="gasp-screen")
             self._thread.start()
 
     def _grep(self) -> None:
         try:
-            self._found = git.lines_holding([self._data], SCREEN_TRIGGERS)[0]
+            self._grepped = git.lines_holding([self._data], SCREEN_TRIGGERS)[0]
         except (git.GitError, OSError):
-            self._found = None  # screened here instead
+            self._grepped = None  # screened here instead
 
     def lines(self) -> set[int]:
         """The indexes (split on ``\\n``, from 0) of the lines to test."""
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
         if self._found is None:
-            self._found = scan_lines(self._data)
+            thread, self._thread = self._thread, None
+            if thread is not None:
+                # the second process's answer is waited for as long as half
+                # the screen here would take: on a batch whose every line
+                # holds a trigger git grep is the slower one, and then the
+                # screen here gives the answer (the thread, which needs this
+                # interpreter to read git's answer, is not raced chunk by chunk)
+                thread.join(timeout=len(self._data) * WAIT_PER_BYTE)
+                if not thread.is_alive():
+                    self._found = self._grepped
+            if self._found is None:
+                self._found = scan_lines(self._data)
         return self._found
