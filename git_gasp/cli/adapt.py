@@ -13,7 +13,7 @@ import click
 from git_gasp.cli.adaptlive import flush as live_flush
 from git_gasp.cli.adaptlive import hook as live_hook
 from git_gasp.cli.importing import agent_repo, agent_repo_option
-from git_gasp.cli.options import JSON, GuidedGroup, emit
+from git_gasp.cli.options import JSON, GuidedGroup, emit, repo_option
 from git_gasp.errors import OK
 
 _VERSION = click.option(
@@ -117,14 +117,8 @@ adapt.add_command(live_flush)
 
 
 @adapt.command(name="status")
-@click.option(
-    "-C",
-    "--repo",
-    "repo",
-    metavar="PATH",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Also report this agent repository (its version seen, its handler errors).",
+@repo_option(
+    "Also report this agent repository (its version seen, its handler errors).", exists=False
 )
 @JSON
 def status(repo: str | None, as_json: bool) -> int:

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from git_gasp import git, output
-from git_gasp.cli.options import JSON, WORKER, emit, refuse_bare
+from git_gasp.cli.options import JSON, WORKER, emit, refuse_bare, repo_option
 from git_gasp.errors import FINDINGS, OK, USAGE, GaspError
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -21,15 +21,7 @@ def agent_repo_option(
 ) -> Callable[[_F], _F]:
     """``-C``/``--repo`` of a command whose agent repository is found by
     :func:`agent_repo`; ``what`` says what the command does with it."""
-    return click.option(
-        "-C",
-        "--repo",
-        "repo",
-        metavar="PATH",
-        type=click.Path(file_okay=False),
-        default=None,
-        help=f"The agent repository {what} (default: {default}).",
-    )
+    return repo_option(f"The agent repository {what} (default: {default}).", exists=False)
 
 
 AGENT_REPO = agent_repo_option("to write")

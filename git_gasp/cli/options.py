@@ -12,6 +12,8 @@ from git_gasp import git, output
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.store.worktree import refuse_escapes
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 PATH = click.argument("path", required=False, type=click.Path(file_okay=False))
 WORKER = click.option(
     "--worker",
@@ -22,15 +24,15 @@ WORKER = click.option(
 JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print a JSON document instead of text."
 )
-REPO = click.option(
-    "-C",
-    "--repo",
-    "repo",
-    metavar="PATH",
-    type=click.Path(exists=True, file_okay=False),
-    default=None,
-    help="The agent repository (default: the current one).",
-)
+
+
+def repo_option(help: str, exists: bool = True) -> Callable[[_F], _F]:
+    """``-C``/``--repo PATH``, a directory (``exists``: one that is there)."""
+    path = click.Path(exists=exists, file_okay=False)
+    return click.option("-C", "--repo", "repo", metavar="PATH", type=path, help=help)
+
+
+REPO = repo_option("The agent repository (default: the current one).")
 
 
 class GuidedGroup(click.Group):
@@ -54,15 +56,7 @@ class GuidedGroup(click.Group):
 
 #: ``-C`` of the commands that read or judge any repository (a code
 #: repository, a server's bare one), not only an agent repository
-ANY_REPO = click.option(
-    "-C",
-    "--repo",
-    "repo",
-    metavar="PATH",
-    type=click.Path(exists=True, file_okay=False),
-    default=None,
-    help="The repository (a work tree or a bare one; default: the current one).",
-)
+ANY_REPO = repo_option("The repository (a work tree or a bare one; default: the current one).")
 
 
 def not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -156,9 +150,6 @@ def agent_root(path: str | None) -> str:
             root = "."
     refuse_escapes(root)  # no command follows the repository's symlinks out of it
     return root
-
-
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 DATE_HINT = "give a date as git log reads it, e.g. 2026-01-31, '2 weeks ago' or yesterday"
