@@ -57,3 +57,34 @@ def test_check_reports_a_run_finished_twice(tmp_path: Path) -> None:
     reports = run_all(root)
     assert reports[4].failures and "finished twice" in reports[4].failures[-1]
     assert [r.failures for r in reports[:4] + reports[5:]] == [()] * 6
+
+
+def test_a_close_commits_its_snapshot_through_an_ignore_rule(tmp_path: Path) -> None:
+    """A `.gitignore` rule such as ``*.json`` is not meant for git-gasp's own
+    snapshot: the boundary commit carries it (it left it out, without a word,
+    and a clone had no snapshot to seed from)."""
+    import re
+    import subprocess
+
+    from git_gasp.agent.runs import close_run
+
+    root = tmp_path / "agent"
+    init_repo(str(root), "evolve")
+    config = root / ".agent" / "config.toml"
+    config.write_text(re.sub(r"snapshot_every = \d+", "snapshot_every = 2", config.read_text()))
+    with (root / ".gitignore").open("a") as fh:
+        fh.write("*.json\n")
+    subprocess.run(["git", "-C", str(root), "commit", "-qam", "settings"], check=True)
+    agent = Agent.open(str(root), worker="worker-1")
+    agent.start_run("a run")
+    agent.record_observation(None, "seen", "")
+    closed = close_run(agent, "done")
+    assert closed.snapshot is not None and closed.commit is not None
+    tree = subprocess.run(
+        ["git", "-C", str(root), "ls-tree", "-r", "--name-only", "HEAD", "--", "snapshots"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert tree == [closed.snapshot]
+    assert all(report.passed for report in run_all(str(root)))

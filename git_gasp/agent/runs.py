@@ -292,6 +292,9 @@ def _close_open_run(
     # after a seeded open the recent events are those since the latest snapshot
     if projecting.snapshot_due(agent.root, [e.id for e in agent.recent_events()]):
         snapshot = projecting.write_snapshot(agent.root, agent=agent)
+        # announced by force: git-gasp's own file, which an ignore rule such as
+        # `*.json` is not meant for (the commit left it out, without a word)
+        git.run(agent.root, ["add", "-f", "-N", "--", snapshot])
     if os.path.isdir(os.path.join(agent.root, "snapshots")):
         written.append("snapshots")  # with any taken during the run
     log_oid = stored().get(EVENTS_PATH)  # the blob id of the log the agent holds
