@@ -152,8 +152,7 @@ class EventLog:
         return self._prefix_ids if self._seed is not None else None
 
     def event_ids(self) -> set[str] | None:
-        """Every event id of the log as last read; None when a seed's prefix
-        would need a parse to say."""
+        """Every event id of the log as last read; None if only a parse could say."""
         prefix = self._prefix_known() if self._seed is not None else set()
         return None if prefix is None else prefix | self._ids.keys()
 
@@ -329,6 +328,7 @@ class EventLog:
         what = f"the {events[0].kind} event" if events else ""
         validate.depths(events, lines, what)
         screen = Screen(lines)  # a large batch: by a second process, meanwhile
+        screened = False  # whether the credential test below has run
         try:
             validate.line_sizes(EVENTS_PATH, lines, self.max_line_bytes, what)
             causes = {e.causation_id for e in events} - {e.id for e in events} - {None}
@@ -341,10 +341,12 @@ class EventLog:
                 self._refuse_closed_meanwhile(known, events)
                 validate.unpaired_tail(self._last_event(), events, self.root)
                 validate.batch(events, self._folder, self._ids, self._packs)
+                screened = True
                 validate.secrets(EVENTS_PATH, lines, what, screen.lines())
                 log.write(lines)
         except GaspError:  # a credential is named first, whatever else was refused
-            validate.secrets(EVENTS_PATH, lines, what, screen.lines())
+            if not screened:
+                validate.secrets(EVENTS_PATH, lines, what, screen.lines())
             raise
         self._folder.apply_all(events)
         for event in events:
@@ -354,8 +356,7 @@ class EventLog:
         self._seen.append(lines)
 
     def _refuse_closed_meanwhile(self, known: int, events: Sequence[Event]) -> None:
-        """Another process of this worker closed the open run: the batch, chained
-        into what this process thought was open, would land in a finished run."""
+        """Refuse a batch that would land in a run another process closed meanwhile."""
         run = self.open_run
         if run is None or any(e.kind == RUN_FINISHED for e in events):
             return

@@ -62,10 +62,13 @@ def timeline(runs: Sequence[RunRow]) -> str:
     return _svg(68, body, "runs over time, by outcome")
 
 
+_UNDECIDED = "no patch has been promoted or rejected yet"
+
+
 def track_record(weeks: Sequence[Week]) -> str:
     """Per week: promoted patches up, rejected down; the eval pass rate on top."""
     if not weeks:
-        return _svg(30, [_text(0, 20, "no patch has been promoted or rejected yet")], "patches")
+        return _svg(30, [_text(0, 20, _UNDECIDED)], "patches")
     decided = max(max(w.promoted for w in weeks), max(w.rejected for w in weeks))
     top = max(decided, 1)
     left, inner, mid, half = 40, WIDTH - 60, 150, 60
@@ -81,7 +84,7 @@ def track_record(weeks: Sequence[Week]) -> str:
             _text(left - 6, mid + half + 4, str(top), "end"),
         ]
     else:
-        body.append(_text(left, mid - 8, "no patch has been promoted or rejected yet"))
+        body.append(_text(left, mid - 8, _UNDECIDED))
     points = []
     for i, w in enumerate(weeks):
         x = left + i * step + (step - bar) / 2
