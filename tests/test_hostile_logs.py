@@ -4,7 +4,8 @@ Restore, status, check and fold refuse a log over ``gasp.maxLogBytes`` from
 its size alone (nothing allocated), and a log that is not a regular file
 before opening it for reading (a FIFO would hang the open). The writer
 refuses the same. benchmarks/hostile.py measures restore's peak RSS on the
-committed 2 GB case.
+committed 2 GB case. A log line whose ops payload no fold can read ends
+restore, status and fold with a one-line error naming the event, never a crash.
 """
 
 from __future__ import annotations
@@ -85,3 +86,45 @@ def test_a_fifo_log_is_refused_not_waited_on(
     code, out, err = run_cli(capsys, *argv)
     assert code != 0
     assert f"{rel} is a FIFO, not a regular file" in out + err
+
+
+def _unreadable_ops(repo: Path) -> None:
+    """The last ops event's node kind made a list: a line that parses as an
+    event but whose ops payload no fold can read (serde: a sequence where a
+    string goes)."""
+    import json
+
+    log = repo / "state/events.jsonl"
+    lines = log.read_text().splitlines()
+    last = json.loads(lines[-1])
+    assert last["kind"] == "state.ops_applied"
+    last["payload"][0]["CreateNode"]["kind"] = [{}]
+    lines[-1] = json.dumps(last, separators=(",", ":"))
+    log.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("snapshot", [False, True], ids=["streaming", "seeded"])
+@pytest.mark.parametrize("argv", [["status"], ["status", "--context", "-"], ["fold"]])
+def test_an_ops_payload_no_fold_reads_is_a_one_line_error_not_a_crash(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    snapshot: bool,
+) -> None:
+    if snapshot:  # a snapshot before the broken line: restore seeds from it, folds the rest
+        from git_gasp.agent.projecting import write_snapshot
+
+        with Agent.open(str(repo), worker="w") as agent:
+            agent.record_goal(None, "an earlier goal", "folded into the snapshot")
+        write_snapshot(str(repo))
+        assert list((repo / "snapshots").glob("*/graph.json"))
+    with Agent.open(str(repo), worker="w") as agent:
+        agent.record_goal(None, "a goal", "its summary")
+    _unreadable_ops(repo)
+    monkeypatch.chdir(repo)
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 1, err
+    assert "Traceback" not in err and "internal error" not in err
+    assert "invalid type: sequence, expected a string" in err
+    assert "hint: see every finding with: git gasp check" in err

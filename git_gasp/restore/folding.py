@@ -122,7 +122,9 @@ def fold_repo(
     except FoldError as exc:
         raise GaspError(
             f"fold failed at event {exc.event_id}: {exc.msg}",
-            "without --strict, ops on missing nodes are skipped and reported" if strict else None,
+            "without --strict, ops on missing nodes are skipped and reported"
+            if strict
+            else "see every finding with: git gasp check",
             FINDINGS,
         ) from None
     if not found:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from git_gasp.core.fold import Folder
+from git_gasp.core.fold import Folder, FoldError
 from git_gasp.core.graph import Graph, GraphError, trusted_graph
 from git_gasp.core.jsonvalue import JsonError, fast_loads
 from git_gasp.core.log import gc_paused, parse_log
@@ -91,11 +91,18 @@ def fold_log(
         if progress is not None:
             count = _line_count(fh)
             progress(f"folding {count:,} event{'s' * (count != 1)}")
-        if at is None and not verify_snapshot and _has_snapshots(root):
-            quick = _fold_from_snapshot(root, _read_log(root, log_rel), log_rel)
-            if quick is not None:
-                return quick
-        return fold_streaming(root, fh, log_rel, at, verify_snapshot)
+        try:
+            if at is None and not verify_snapshot and _has_snapshots(root):
+                quick = _fold_from_snapshot(root, _read_log(root, log_rel), log_rel)
+                if quick is not None:
+                    return quick
+            return fold_streaming(root, fh, log_rel, at, verify_snapshot)
+        except FoldError as exc:  # an ops payload the fold cannot read: no graph to restore
+            raise GaspError(
+                f"{log_rel}: event {exc.event_id}: {exc.msg}",
+                "see every finding with: git gasp check",
+                FINDINGS,
+            ) from None
 
 
 def _log_path(root: str, log_rel: str) -> str:
