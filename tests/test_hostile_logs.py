@@ -123,7 +123,7 @@ def test_an_ops_payload_no_fold_reads_is_a_one_line_error_not_a_crash(
         agent.record_goal(None, "a goal", "its summary")
     _unreadable_ops(repo)
     monkeypatch.chdir(repo)
-    code, out, err = run_cli(capsys, *argv)
+    code, _out, err = run_cli(capsys, *argv)
     assert code == 1, err
     assert "Traceback" not in err and "internal error" not in err
     assert "invalid type: sequence, expected a string" in err
