@@ -790,6 +790,25 @@ def test_hostile_values_are_one_line_errors(
     assert code == 2 and message in err.splitlines()[0], err
 
 
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("not toml [", "git diff -- .agent/config.toml"),
+        ("[executor]\nx = 1\n[executor]\ny = 2\n", "git diff -- .agent/config.toml"),
+        ("\ufeff[executor]\nprovider = 'p'\n", "a byte order mark"),
+    ],
+    ids=["garbage", "a table twice", "bom"],
+)
+def test_a_config_that_is_not_toml_gets_a_hint_that_says_what_to_do(
+    source: Path, capsys: pytest.CaptureFixture[str], text: str, hint: str
+) -> None:
+    (source / ".agent" / "config.toml").write_text(text, encoding="utf-8")
+    code, _, err = main(capsys, "status", "-C", str(source))
+    lines = err.splitlines()
+    assert code == 2 and lines[0].startswith("error: .agent/config.toml: not valid TOML: "), err
+    assert len(lines) == 2 and lines[1].startswith("hint: ") and hint in lines[1], err
+
+
 @pytest.mark.parametrize("version", ['"abc"', "null", "15.5", "-1", "18446744073709551616"])
 def test_a_snapshot_graph_of_the_wrong_shape_is_not_used(
     source: Path, capsys: pytest.CaptureFixture[str], version: str

@@ -95,7 +95,14 @@ def read_config(root: str, cap: int | None = None) -> dict[str, Any]:
     try:
         return parse_toml(data.decode("utf-8"))
     except ValueError as exc:  # UnicodeDecodeError is one
-        raise GaspError(f"{CONFIG}: not valid TOML: {exc}", None, USAGE) from None
+        bom = data.startswith(b"\xef\xbb\xbf")
+        raise GaspError(
+            f"{CONFIG}: not valid TOML: {exc}",
+            "it starts with a byte order mark: save it as UTF-8 without one"
+            if bom
+            else f"fix it there (git diff -- {CONFIG} shows what changed since the last commit)",
+            USAGE,
+        ) from None
 
 
 def rebind_executor(root: str, values: dict[str, str]) -> list[str]:
