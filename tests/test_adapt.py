@@ -248,6 +248,8 @@ def test_codex_install_beside_others_and_the_trust_step(
         ('{\n  "hooks": {\n    "Stop": [,]\n  }\n}\n', "line 3, column"),
         ('{"hooks": []}', '"hooks" is not an object'),
         ('{"hooks": {"Stop": {"hooks": []}}}', '"hooks.Stop" is not a list'),
+        ('{"hooks": {"Stop": [5]}}', '"hooks.Stop[0]" is not a matcher group'),
+        ('{"hooks": {"Stop": [{"hooks": "x"}]}}', '"hooks.Stop[0].hooks" is not a list of hook'),
         ("[1, 2]", "not a JSON object"),
         ('{"hooks": {}, "model": "a", "model": "b"}', "the key 'model' appears twice"),
     ],

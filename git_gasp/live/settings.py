@@ -213,10 +213,14 @@ def read_settings(path: str, harness: str) -> Settings:
 def groups(settings: Settings, event: str, harness: str) -> list[Any]:
     """The matcher groups of ``event`` (refused when they are not a list of them)."""
     found = settings.value.get("hooks", {}).get(event, [])
-    if not isinstance(found, list) or not all(
-        isinstance(g, dict) and isinstance(g.get("hooks", []), list) for g in found
-    ):
+    if not isinstance(found, list):
         raise _refused(settings.path, f'"hooks.{event}" is not a list of matcher groups', harness)
+    for n, group in enumerate(found):
+        if not isinstance(group, dict):
+            raise _refused(settings.path, f'"hooks.{event}[{n}]" is not a matcher group', harness)
+        if not isinstance(group.get("hooks", []), list):
+            where = f'"hooks.{event}[{n}].hooks"'
+            raise _refused(settings.path, f"{where} is not a list of hook entries", harness)
     return found
 
 
