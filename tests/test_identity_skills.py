@@ -430,3 +430,12 @@ def test_at_most_one_skill_changes_per_commit() -> None:
     assert skills_changed_together(
         ["skills/b/SKILL.md", "skills/a/run.sh", "src/x", "skills/b/y"]
     ) == ["a", "b"]
+
+
+def test_a_field_of_the_wrong_kind_is_named_as_a_person_reads_it() -> None:
+    data = b"---\nname: [1]\ndescription: {a: 1}\n---\n# Retry\n"
+    problems = check_skill("retry", data).problems
+    assert problems == (
+        "`name` must be a string, not a list",
+        "`description` must be a string, not a mapping",  # ruamel's map, not `dict`
+    )

@@ -166,8 +166,12 @@ def parse_frontmatter(data: bytes, cap: int | None = None) -> dict[str, Any]:
 def _type_name(value: object) -> str:
     if value is None:
         return "empty"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):  # ruamel's CommentedMap too
+        return "a mapping"
     return {str: "a string", int: "an integer", float: "a number", bool: "a boolean"}.get(
-        type(value), "a list" if isinstance(value, list) else type(value).__name__
+        type(value), type(value).__name__
     )
 
 
