@@ -174,3 +174,26 @@ def test_runs_of_a_seed_commit_say_the_log_records_them(
     assert "git gasp nodes --kind run" in err
     code, _, err = run_cli(capsys, "runs", "--outcome", "seeded")
     assert err.strip() == "no runs in HEAD match --outcome seeded"  # a filter: its own answer
+
+
+def test_a_seeded_genesis_run_finished_without_its_ops_pair_is_not_to_abandon(
+    wild: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """run_genesis's run.finished (outcome "seeded") has no ops pair, so its
+    node still says started; restore and status said "no runtime resumes
+    them", offered to mark it finished with outcome "abandoned", and the
+    --context document listed it under open runs."""
+    bare = tmp_path / "zed.git"
+    git(tmp_path, "clone", "-q", "--bare", str(wild), str(bare))
+    code, out, err = run_cli(capsys, "restore", bare.as_uri(), str(tmp_path / "restored"))
+    assert code == 0, err
+    line = "stale runs:      run_genesis (seeded): finished by a run.finished without its ops pair"
+    assert line in out
+    assert "mark one finished with" not in out and "abandoned" not in out
+    code, out, _ = run_cli(capsys, "status", "--json", "-C", str(tmp_path / "restored"))
+    stale = json.loads(out)["stale_runs"]
+    assert stale == [
+        {"id": "run_genesis", "task": "bootstrap", "finished": True, "outcome": "seeded"}
+    ]
+    code, out, _ = run_cli(capsys, "status", "--context", "-", "-C", str(tmp_path / "restored"))
+    assert "run_genesis" not in out.split("## Open runs")[1].split("##")[0]

@@ -30,7 +30,7 @@ from git_gasp.core.graph import Graph, Node
 from git_gasp.core.locations import parse_locations
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES
 from git_gasp.core.restorereport import RestoreInputs, build_report
-from git_gasp.core.resume import ResumedRun
+from git_gasp.core.resume import ResumedRun, logged_finishes
 from git_gasp.core.runlog import RunCommit
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.restore.cloned import refuse_no_agent
@@ -129,7 +129,8 @@ def describe(
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
     identity, apart, identity_warnings = _identity_context(root, locations["identity"], cap)
     warnings = [*warnings, *identity_warnings]
-    info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot, say)
+    log_rel = _first_existing(root, locations["log"])
+    info, folder = fold_log(root, log_rel, at, verify_snapshot, say)
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
     warnings = [*warnings, *_kept_projections(root, locations["memory"])]
@@ -160,12 +161,25 @@ def describe(
             changed,
         )
     )
+    if report["stale_runs"] and not info.historical:
+        _mark_logged_finishes(report["stale_runs"], os.path.join(root, *log_rel.split("/")))
     memory = _memory(root, locations["memory"], cap, report["warnings"])
     recent = runs[:RECENT_RUNS]
     graph = folder.graph()
     tasks = {r.run_id: _task(graph.nodes.get(r.run_id)) for r in recent}
     text = context_markdown(report, identity, memory, recent, frozenset(apart), budget, tasks)
     return Restored(report, text, root)
+
+
+def _mark_logged_finishes(stale: list[dict[str, Any]], log_path: str) -> None:
+    """Each stale run whose ``run.finished`` the log holds (written without
+    its ops pair: a seeded genesis run) gets ``finished`` (True) and that
+    event's ``outcome``; it finished, and is not to be marked abandoned."""
+    with open(log_path, "rb") as log:  # the fold just read it: there and within the cap
+        finished = logged_finishes(log.read(), (r["id"] for r in stale))
+    for run in stale:
+        run["finished"] = run["id"] in finished
+        run["outcome"] = finished.get(run["id"])
 
 
 def _task(node: Node | None) -> str:
