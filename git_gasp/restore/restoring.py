@@ -138,10 +138,7 @@ def describe(
     config = read_config(root, cap)
     say("loading skills")
     skills = skills_at(root, locations["skills"], cap)
-    runs = _runs(root)
-    if info.historical:  # the runs finished by then: their run.finished was folded
-        graph = folder.graph()
-        runs = [r for r in runs if _finished_in(graph, r.run_id)]
+    runs = _runs_then(root, info.historical, folder.graph())
     report = build_report(
         RestoreInputs(
             root,
@@ -161,8 +158,7 @@ def describe(
             changed,
         )
     )
-    if report["stale_runs"] and not info.historical:
-        _mark_logged_finishes(report["stale_runs"], os.path.join(root, *log_rel.split("/")))
+    _mark_logged_finishes(report, info.historical, os.path.join(root, *log_rel.split("/")))
     memory = _memory(root, locations["memory"], cap, report["warnings"])
     recent = runs[:RECENT_RUNS]
     graph = folder.graph()
@@ -171,15 +167,26 @@ def describe(
     return Restored(report, text, root)
 
 
-def _mark_logged_finishes(stale: list[dict[str, Any]], log_path: str) -> None:
-    """Each stale run whose ``run.finished`` the log holds (written without
-    its ops pair: a seeded genesis run) gets ``finished`` (True) and that
-    event's ``outcome``; it finished, and is not to be marked abandoned."""
+def _mark_logged_finishes(report: dict[str, Any], historical: bool, log_path: str) -> None:
+    """Each stale run of ``report`` gets ``finished``: whether the log holds
+    its ``run.finished`` (written without its ops pair: a seeded genesis
+    run), and that event's ``outcome``; such a run finished, and is not to be
+    marked abandoned. Not in a fold through ``--at`` (a view of the past)."""
+    stale = report["stale_runs"]
+    if not stale or historical:
+        return
     with open(log_path, "rb") as log:  # the fold just read it: there and within the cap
         finished = logged_finishes(log.read(), (r["id"] for r in stale))
     for run in stale:
         run["finished"] = run["id"] in finished
         run["outcome"] = finished.get(run["id"])
+
+
+def _runs_then(root: str, historical: bool, graph: Graph) -> list[RunCommit]:
+    """The boundary commits' runs; in a fold through ``--at``, the runs
+    finished by then (their run.finished was folded)."""
+    runs = _runs(root)
+    return [r for r in runs if _finished_in(graph, r.run_id)] if historical else runs
 
 
 def _task(node: Node | None) -> str:
