@@ -197,3 +197,21 @@ def test_a_seeded_genesis_run_finished_without_its_ops_pair_is_not_to_abandon(
     ]
     code, out, _ = run_cli(capsys, "status", "--context", "-", "-C", str(tmp_path / "restored"))
     assert "run_genesis" not in out.split("## Open runs")[1].split("##")[0]
+
+
+def test_a_log_saved_with_a_byte_order_mark_is_named_so(
+    wild: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log saved "UTF-8 with BOM" fails to parse, as in the reference;
+    every command said only "Expecting value: line 1 column 1"."""
+    log = wild / "state" / "events.jsonl"
+    log.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
+    commit_all(wild, "re-saved by an editor")
+    monkeypatch.chdir(wild)
+    bom = "a byte order mark (U+FEFF, bytes EF BB BF) starts it; JSON allows none"
+    code, out, _ = run_cli(capsys, "check")
+    assert code == 1
+    assert f"line 1: not JSON: {bom} (Expecting value: line 1 column 1)" in out
+    for argv in (["fold"], ["status"], ["show", "goal_keep"]):
+        code, _, err = run_cli(capsys, *argv)
+        assert code != 0 and f"state/events.jsonl:1: corrupt event: {bom}" in err, argv
