@@ -215,3 +215,18 @@ def test_a_log_saved_with_a_byte_order_mark_is_named_so(
     for argv in (["fold"], ["status"], ["show", "goal_keep"]):
         code, _, err = run_cli(capsys, *argv)
         assert code != 0 and f"state/events.jsonl:1: corrupt event: {bom}" in err, argv
+
+
+def test_identity_files_in_crlf_or_with_a_bom_read_as_text_in_the_context(
+    wild: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The hash covers the bytes (verified above); the document an agent
+    reads had an escaped \\r ending every CRLF line and the BOM's invisible
+    character before the first word."""
+    code, out, _ = run_cli(capsys, "status", "--context", "-", "-C", str(wild))
+    assert code == 0
+    identity = out.split("## Identity")[1].split("## Skills")[0]
+    assert "### identity/PERSONALITY.md\n\ncurious\n" in identity
+    assert "### identity/PRINCIPLES.md\n\neconomics\n" in identity
+    assert "\\r" not in identity and "\ufeff" not in identity
+    assert "identity verified" in out
