@@ -14,9 +14,6 @@ import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from git_gasp.core.log import parse_log
-from git_gasp.core.resume import RUN_STARTED, run_id_of
-
 RUNS_FORMAT = "git-gasp.runs/1"
 TRAILER_KEYS = ("Run-Id", "Goal", "Outcome", "Agent-Session")
 _FIELD = "\x00"  # between the fields of one commit
@@ -182,6 +179,11 @@ def logged_runs(log: bytes) -> set[str]:
     """The run ids the ``run.started`` events of ``log`` name (one or more
     logs one after another). Only lines holding that text or a ``\\u``
     escape are parsed; a line that is no event counts nothing."""
+    # here, not at the top: the hooks import this module, and these two
+    # modules are no part of what a hook needs (test_hook_entry)
+    from git_gasp.core.log import parse_log
+    from git_gasp.core.resume import RUN_STARTED, run_id_of
+
     wanted = [line for line in log.split(b"\n") if b'"run.started"' in line or b"\\u" in line]
     events = parse_log(b"\n".join(wanted)).events if wanted else ()
     found = {run_id_of(e) for e in events if e.kind == RUN_STARTED}
