@@ -12,6 +12,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.sources import parsed
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "git_gasp"
 
@@ -114,7 +116,7 @@ def import_graph(root: Path) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         deps: set[str] = set()
-        tree = ast.parse(path.read_text(), str(path))
+        tree = parsed(path)
         for target, names in _imported(tree, name, path.name == "__init__.py"):
             if target not in known and f"{root.name}.{target}" in known:
                 target = f"{root.name}.{target}"  # a script's sibling: benchmarks/ imports so

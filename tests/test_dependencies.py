@@ -13,6 +13,8 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+from tests.sources import parsed
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "git_gasp"
 
@@ -47,7 +49,7 @@ def _import_names(distribution: str) -> set[str]:
 def _imported_top_levels() -> set[str]:
     names: set[str] = set()
     for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.sources import parsed
+
 PACKAGE = Path(__file__).resolve().parent.parent / "git_gasp"
 GIT_MODULES = ("process", "refs", "history", "objects", "paths", "config", "notes", "clone")
 IMPURE_MODULES = {
@@ -30,7 +32,7 @@ def _imports(tree: ast.AST) -> set[str]:
 
 def test_core_imports_nothing_impure() -> None:
     for path in sorted((PACKAGE / "core").glob("*.py")):
-        tree = ast.parse(path.read_text())
+        tree = parsed(path)
         bad = {
             m for m in _imports(tree) if m.split(".")[0] in IMPURE_MODULES or m in IMPURE_MODULES
         }
@@ -53,13 +55,13 @@ def test_only_the_adapter_runs_git() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.relative_to(PACKAGE).parts[0] == "git":
             continue
-        assert "subprocess" not in _imports(ast.parse(path.read_text())), path.name
+        assert "subprocess" not in _imports(parsed(path)), path.name
 
 
 def test_only_the_shell_layer_imports_click() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.relative_to(PACKAGE).parts[0] != "cli":
-            assert "click" not in _imports(ast.parse(path.read_text())), path.name
+            assert "click" not in _imports(parsed(path)), path.name
 
 
 def test_starting_a_command_imports_no_yaml_or_toml_parser() -> None:

@@ -307,23 +307,35 @@ event_ids = led(ALNUM, ALNUM + "_-", 15)  # [A-Za-z0-9][A-Za-z0-9_-]{0,15}
 run_ids = led(ALNUM, ALNUM + "_.:@+-", 15)  # [A-Za-z0-9][A-Za-z0-9_.:@+-]{0,15}
 
 
+# the optional parts, built once: a strategy made inside records() would be
+# built and validated again at every draw (most of these tests' CPU)
+maybe_names = st.none() | names
+maybe_words = st.none() | words
+maybe_digests = st.none() | digests
+maybe_sizes = st.none() | st.integers(0, 2**63 - 1)
+maybe_run_ids = st.none() | run_ids
+maybe_spans = st.none() | st.builds("{}..{}".format, event_ids, event_ids)
+maybe_paths = st.none() | st.lists(words, min_size=1, max_size=3).map("/".join)
+kinds = st.sampled_from(KINDS)
+
+
 @st.composite
 def records(draw: st.DrawFn) -> NoteRecord:
     agent, sid = draw(names), draw(ids)
-    namespace = draw(st.none() | names)
-    ref = draw(st.none() | words)
+    namespace = draw(maybe_names)
+    ref = draw(maybe_words)
     session = f"{agent}:{namespace + ':' if namespace else ''}{sid}{'#' + ref if ref else ''}"
-    kind = draw(st.sampled_from(KINDS))
-    digest = draw(digests) if kind == "transcript" else draw(st.none() | digests)
+    kind = draw(kinds)
+    digest = draw(digests) if kind == "transcript" else draw(maybe_digests)
     rec = NoteRecord(
         session=session,
         kind=kind,
         digest=digest,
-        bytes=draw(st.none() | st.integers(0, 2**63 - 1)) if digest else None,
-        run=draw(run_ids) if kind == "run" else draw(st.none() | run_ids),
-        events=draw(st.none() | st.builds("{}..{}".format, event_ids, event_ids)),
-        log=draw(st.none() | digests),
-        path=draw(st.none() | st.lists(words, min_size=1, max_size=3).map("/".join)),
+        bytes=draw(maybe_sizes) if digest else None,
+        run=draw(run_ids) if kind == "run" else draw(maybe_run_ids),
+        events=draw(maybe_spans),
+        log=draw(maybe_digests),
+        path=draw(maybe_paths),
     )
     # a reference shaped like a credential (a:aSECRET:000001 is a secret
     # assignment to the screen) is not a valid record: format_record refuses it

@@ -68,7 +68,8 @@ def runs(
         return OK
     if not found:
         filters = {"since": since, "until": until, "goal": goal, "outcome": outcome}
-        output.diag(none_found("runs", rev_range, {**filters, "max-count": limit}))
+        said = none_found("runs", rev_range, {**filters, "max-count": limit})
+        output.diag(said + _unclosed(root, rev_range, filters, limit))
         return OK
     with paging.screen(root, color, no_pager) as styled:
         output.data(runs_to_text(found, titles, output.paint, _tone, unknown), styled)
@@ -277,6 +278,21 @@ def _no_such_kind(graph: Graph, kinds: tuple[str, ...]) -> str:
     guess = " or ".join(filter(None, (did_you_mean(k, present) for k in absent)))
     listed = ", ".join(present) or "none yet"
     return f": no node has kind {', '.join(absent)} ({guess or 'the kinds here: ' + listed})"
+
+
+def _unclosed(root: str, rev_range: str, filters: dict[str, str | None], limit: int | None) -> str:
+    """What ``runs`` adds to "no runs in REV" when no filter was given and
+    the log at the range's tips records runs anyway (a history seeded or
+    imported in one commit): that history is not empty."""
+    from git_gasp.core.runlog import logged_runs, unclosed_note
+
+    if limit is not None or any(v is not None for v in filters.values()):
+        return ""
+    try:
+        count = len(logged_runs(_tip_logs(root, rev_range)))
+    except GaspError:  # a range git cannot name: "no runs" said enough
+        return ""
+    return unclosed_note(count) if count else ""
 
 
 def _tip_logs(root: str, rev_range: str) -> bytes:

@@ -69,6 +69,7 @@ def _open_work(report: Mapping[str, Any]) -> list[Section]:
     runs += [
         _line(f"- stale run `{r['id']}` (started, never resumed): {r['task'] or ''}")
         for r in report["stale_runs"]
+        if not r.get("finished")  # a finish without its ops pair: finished, not open work
     ]
     tasks = tuple(
         _line(f"- task `{t['id']}` ({t['status']}): {t['title'] or ''}")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring as _encode_string
 from typing import Any, NamedTuple
 
-from git_gasp.core.jsonvalue import Json, JsonError, Parser, dumps, type_name
+from git_gasp.core.jsonvalue import Json, JsonError, Parser, bom_said, dumps, type_name
 
 ENVELOPE_KEYS = (
     "id",
@@ -163,7 +163,7 @@ def parse_event(line: str, parser: Parser | None = None) -> Event:
     try:
         value = parser.loads(line)
     except JsonError as exc:
-        raise EventError(exc.msg, torn=exc.at_end) from None
+        raise EventError(bom_said(line, exc.msg), torn=exc.at_end) from None
     return event_from_value(value, parser)
 
 

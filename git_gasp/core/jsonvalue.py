@@ -368,3 +368,13 @@ def type_name(value: object) -> str:
     if isinstance(value, list):
         return "sequence"
     return "map"
+
+
+def bom_said(text: str, message: str) -> str:
+    """A JSON parser's ``message`` on ``text``, naming the byte order mark
+    when the text starts with one (a file saved "UTF-8 with BOM" by a Windows
+    editor): JSON allows none, and "Expecting value: line 1 column 1" alone
+    points at nothing a person can see."""
+    if not text.startswith("\ufeff"):
+        return message
+    return f"a byte order mark (U+FEFF, bytes EF BB BF) starts it; JSON allows none ({message})"

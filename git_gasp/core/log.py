@@ -19,7 +19,15 @@ from git_gasp.core.event import (
     event_to_value,
     plain_event,
 )
-from git_gasp.core.jsonvalue import Json, JsonError, Parser, accelerated, equal, loads_canonical
+from git_gasp.core.jsonvalue import (
+    Json,
+    JsonError,
+    Parser,
+    accelerated,
+    bom_said,
+    equal,
+    loads_canonical,
+)
 
 # Rust's char::is_whitespace (Unicode White_Space); str.strip() would also
 # strip \x1c-\x1f, which Rust keeps.
@@ -204,8 +212,9 @@ class LogReader:
             try:
                 value = parser.loads(line.text)
             except JsonError as exc:
-                errors.append(LineError(line, exc.msg, False))
-                envelope.append(f"line {line.number}: not JSON: {exc.msg}")
+                said = bom_said(line.text, exc.msg)
+                errors.append(LineError(line, said, False))
+                envelope.append(f"line {line.number}: not JSON: {said}")
                 self._cut_last = exc.at_end
                 continue
             try:
@@ -384,5 +393,6 @@ def stream_events(raw_lines: Iterable[bytes]) -> Iterator[Event]:
             last = cut and not any(
                 r.decode("utf-8", "replace").strip(RUST_WHITESPACE) for r in lines
             )
-            error = LineError(LogLine(0, number, text), exc.msg, last)
-            raise LogReadError(exc.msg, error) from None
+            said = bom_said(text, exc.msg)
+            error = LineError(LogLine(0, number, text), said, last)
+            raise LogReadError(said, error) from None

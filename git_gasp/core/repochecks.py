@@ -20,7 +20,7 @@ from typing import NamedTuple
 from git_gasp.core.event import Event
 from git_gasp.core.fold import Folder, FoldError, FoldResult
 from git_gasp.core.graph import Graph, GraphError, graphs_equal, parse_graph
-from git_gasp.core.jsonvalue import JsonError, loads
+from git_gasp.core.jsonvalue import JsonError, bom_said, loads
 from git_gasp.core.log import events_in_prefix, physical_line_count, physical_prefix
 from git_gasp.core.manifest import declared_identity_hash
 from git_gasp.core.report import CheckReport
@@ -158,11 +158,12 @@ def _read_seal(
     if snap.error is not None or snap.data is None:
         return f"unreadable: {snap.error}", None
     try:
-        value = loads(snap.data.decode("utf-8"))
+        text = snap.data.decode("utf-8")
+        value = loads(text)
     except UnicodeDecodeError:
         return "unreadable: stream did not contain valid UTF-8", None
     except JsonError as exc:
-        return f"not JSON: {exc.msg}", None
+        return f"not JSON: {bom_said(text, exc.msg)}", None
     graph_v = value.get("graph") if isinstance(value, dict) else None
     integrity = value.get("integrity") if isinstance(value, dict) else None
     if not isinstance(value, dict) or "graph" not in value or "integrity" not in value:

@@ -121,12 +121,34 @@ def _open_lines(report: Mapping[str, Any]) -> list[str]:
         lines.append(f"{'':<17}close with: {CLOSE_HINT}")
     elif report["open_runs"]:
         lines.append(f"{'':<17}(open at --at; the log goes on after it)")
-    if report["stale_runs"]:
-        stale = bounded((r["id"] for r in report["stale_runs"]), "git gasp status --json")
-        lines.append(f"{'stale runs:':<17}{stale} (marked started, but no runtime resumes them)")
+    return lines + _stale_lines(report)
+
+
+def _stale_lines(report: Mapping[str, Any]) -> list[str]:
+    """Stale runs: those the log finished (a run.finished without its ops
+    pair) said apart, with their outcome, and no advice to abandon them."""
+    stale = [r for r in report["stale_runs"] if not r.get("finished")]
+    done = [r for r in report["stale_runs"] if r.get("finished")]
+    lines = []
+    if stale:
+        listed = bounded((r["id"] for r in stale), "git gasp status --json")
+        lines.append(f"{'stale runs:':<17}{listed} (marked started, but no runtime resumes them)")
         if not report["fold"].get("historical"):  # no advice to change the log, in the past
             lines.append(f"{'':<17}mark one finished with: {STALE_HINT}")
+    if done:
+        listed = bounded((_finished(r) for r in done), "git gasp status --json")
+        label = "" if stale else "stale runs:"
+        lines.append(
+            f"{label:<17}{listed}: finished by a run.finished without its ops pair "
+            "(the node still says started; nothing to close)"
+        )
     return lines
+
+
+def _finished(run: Mapping[str, Any]) -> str:
+    outcome = run.get("outcome")
+    name: str = run["id"]
+    return name + (f" ({' '.join(outcome.split())[:80]})" if isinstance(outcome, str) else "")
 
 
 def _record_lines(report: Mapping[str, Any]) -> list[str]:

@@ -127,3 +127,20 @@ def _finished_between(data: bytes, run: ResumedRun, start: int, offset: int, esc
             return True
         end = begin
     return False
+
+
+def logged_finishes(data: bytes, run_ids: Iterable[str]) -> dict[str, Json]:
+    """The runs of ``run_ids`` that a ``run.finished`` of ``data`` (log
+    bytes) finishes, each with that event's ``payload.outcome`` (None when it
+    has none): a run whose finish was written without its ops pair, as a
+    seeded genesis run is, finished all the same. Only lines holding that
+    text or a ``\\u`` escape are parsed."""
+    wanted = set(run_ids)
+    lines = [line for line in data.split(b"\n") if _FINISHED_TEXT in line or _ESCAPE in line]
+    found: dict[str, Json] = {}
+    for event in parse_log(b"\n".join(lines)).events if wanted and lines else ():
+        run_id = run_id_of(event) if event.kind == RUN_FINISHED else None
+        if run_id in wanted and run_id not in found:
+            payload = event.payload
+            found[run_id] = payload.get("outcome") if isinstance(payload, dict) else None
+    return found

@@ -173,3 +173,29 @@ def runs_to_text(
         )
         lines.extend(f"    session {s}" for s in r.sessions)
     return "\n".join(lines)
+
+
+def logged_runs(log: bytes) -> set[str]:
+    """The run ids the ``run.started`` events of ``log`` name (one or more
+    logs one after another). Only lines holding that text or a ``\\u``
+    escape are parsed; a line that is no event counts nothing."""
+    # here, not at the top: the hooks import this module, and these two
+    # modules are no part of what a hook needs (test_hook_entry)
+    from git_gasp.core.log import parse_log
+    from git_gasp.core.resume import RUN_STARTED, run_id_of
+
+    wanted = [line for line in log.split(b"\n") if b'"run.started"' in line or b"\\u" in line]
+    events = parse_log(b"\n".join(wanted)).events if wanted else ()
+    found = {run_id_of(e) for e in events if e.kind == RUN_STARTED}
+    return {r for r in found if r is not None}
+
+
+def unclosed_note(count: int) -> str:
+    """What ``runs`` adds when no commit is a run but the log records
+    ``count`` runs: a history seeded or imported in bulk (hundreds of events
+    in one commit) has no boundary commits, and is not empty."""
+    return (
+        f": no commit there has a Run-Id trailer, though its log records {count} "
+        f"run{'' if count == 1 else 's'} (written without boundary commits, e.g. in one seed "
+        "commit); `git gasp nodes --kind run` lists them"
+    )

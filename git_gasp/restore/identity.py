@@ -210,7 +210,7 @@ def identity_texts(
             if not whole and cut is not None:  # the document takes its first bytes, and says so
                 cut.append(rel_path)
             total += len(data)
-            out.append((rel_path, data.decode("utf-8", "replace")))
+            out.append((rel_path, _as_read(data)))
     return out, False
 
 
@@ -226,3 +226,11 @@ def unhashed(root: str, identity: Sequence[tuple[str, str]]) -> list[str]:
     except OSError:
         hashed = set()
     return [path for path, _ in identity if real(path) not in hashed]
+
+
+def _as_read(data: bytes) -> str:
+    """An identity file's text as a person reads it: a leading byte order
+    mark and the CR of each CRLF line end (a file written on Windows) are
+    no text, so they do not reach the documents as an invisible character
+    and an escaped ``\\r`` on every line. The hash is over the bytes."""
+    return data.decode("utf-8", "replace").removeprefix("\ufeff").replace("\r\n", "\n")

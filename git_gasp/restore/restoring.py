@@ -30,7 +30,7 @@ from git_gasp.core.graph import Graph, Node
 from git_gasp.core.locations import parse_locations
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES
 from git_gasp.core.restorereport import RestoreInputs, build_report
-from git_gasp.core.resume import ResumedRun
+from git_gasp.core.resume import ResumedRun, logged_finishes
 from git_gasp.core.runlog import RunCommit
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.restore.cloned import refuse_no_agent
@@ -129,7 +129,8 @@ def describe(
     locations, warnings = parse_locations(manifest_bytes.decode("utf-8"))
     identity, apart, identity_warnings = _identity_context(root, locations["identity"], cap)
     warnings = [*warnings, *identity_warnings]
-    info, folder = fold_log(root, _first_existing(root, locations["log"]), at, verify_snapshot, say)
+    log_rel = _first_existing(root, locations["log"])
+    info, folder = fold_log(root, log_rel, at, verify_snapshot, say)
     if local:
         warnings = [*warnings, *_marker_warnings(root, info.resumed)]
     warnings = [*warnings, *_kept_projections(root, locations["memory"])]
@@ -137,10 +138,7 @@ def describe(
     config = read_config(root, cap)
     say("loading skills")
     skills = skills_at(root, locations["skills"], cap)
-    runs = _runs(root)
-    if info.historical:  # the runs finished by then: their run.finished was folded
-        graph = folder.graph()
-        runs = [r for r in runs if _finished_in(graph, r.run_id)]
+    runs = _runs_then(root, info.historical, folder.graph())
     report = build_report(
         RestoreInputs(
             root,
@@ -160,12 +158,35 @@ def describe(
             changed,
         )
     )
+    _mark_logged_finishes(report, info.historical, os.path.join(root, *log_rel.split("/")))
     memory = _memory(root, locations["memory"], cap, report["warnings"])
     recent = runs[:RECENT_RUNS]
     graph = folder.graph()
     tasks = {r.run_id: _task(graph.nodes.get(r.run_id)) for r in recent}
     text = context_markdown(report, identity, memory, recent, frozenset(apart), budget, tasks)
     return Restored(report, text, root)
+
+
+def _mark_logged_finishes(report: dict[str, Any], historical: bool, log_path: str) -> None:
+    """Each stale run of ``report`` gets ``finished``: whether the log holds
+    its ``run.finished`` (written without its ops pair: a seeded genesis
+    run), and that event's ``outcome``; such a run finished, and is not to be
+    marked abandoned. Not in a fold through ``--at`` (a view of the past)."""
+    stale = report["stale_runs"]
+    if not stale or historical:
+        return
+    with open(log_path, "rb") as log:  # the fold just read it: there and within the cap
+        finished = logged_finishes(log.read(), (r["id"] for r in stale))
+    for run in stale:
+        run["finished"] = run["id"] in finished
+        run["outcome"] = finished.get(run["id"])
+
+
+def _runs_then(root: str, historical: bool, graph: Graph) -> list[RunCommit]:
+    """The boundary commits' runs; in a fold through ``--at``, the runs
+    finished by then (their run.finished was folded)."""
+    runs = _runs(root)
+    return [r for r in runs if _finished_in(graph, r.run_id)] if historical else runs
 
 
 def _task(node: Node | None) -> str:
