@@ -230,3 +230,30 @@ def test_identity_files_in_crlf_or_with_a_bom_read_as_text_in_the_context(
     assert "### identity/PRINCIPLES.md\n\neconomics\n" in identity
     assert "\\r" not in identity and "\ufeff" not in identity
     assert "identity verified" in out
+
+
+def test_the_recent_runs_of_a_seeded_log_come_from_the_log(
+    wild: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No boundary commit names a run, so status said "last run: none" and
+    the --context document had no recent runs, over a log of 41 finished
+    runs: a new session started knowing nothing of what the agent did."""
+    code, out, err = run_cli(capsys, "status", "-C", str(wild))
+    assert code == 0, err
+    newest = "run_day164_20260703T093850Z"
+    assert f"last run:        {newest} — promoted 1/1 (in the log; no boundary commit)" in out
+    code, out, _ = run_cli(capsys, "status", "--json", "-C", str(wild))
+    assert json.loads(out)["last_run"] == {
+        "run_id": newest,
+        "outcome": "promoted 1/1",
+        "commit": None,
+        "goal": None,
+    }
+    code, out, _ = run_cli(capsys, "status", "--context", "-", "-C", str(wild))
+    recent = out.split("## Recent runs")[1].split("\n## ")[0].strip().splitlines()
+    assert [line.split("`")[1] for line in recent] == [
+        f"run_day{d}_20260703T093850Z" for d in (164, 163, 162, 161, 160)
+    ]
+    assert recent[0].endswith(
+        ", finished in the log, no boundary commit): promoted 1/1 — evolve day 164"
+    )

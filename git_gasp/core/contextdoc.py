@@ -108,7 +108,9 @@ def context_markdown(
     asked = tasks or {}
     recent = tuple(
         _line(
-            f"- `{c.run_id}` ({c.date}, commit {c.commit[:12]}): {c.outcome or '-'}"
+            f"- `{c.run_id}` ({c.date}, "
+            + (f"commit {c.commit[:12]}" if c.commit else "finished in the log, no boundary commit")
+            + f"): {c.outcome or '-'}"
             + (f" — {asked[c.run_id]}" if asked.get(c.run_id) else "")
         )
         for c in runs

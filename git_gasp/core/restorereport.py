@@ -212,7 +212,12 @@ def build_report(inputs: RestoreInputs) -> dict[str, Any]:
         "open_runs": _open_runs(graph, inputs.fold.resumed, inputs.fold.historical),
         "stale_runs": _stale_runs(graph, inputs.fold.resumed),
         "last_run": (
-            {"run_id": run.run_id, "outcome": run.outcome, "commit": run.commit, "goal": run.goal}
+            {
+                "run_id": run.run_id,
+                "outcome": run.outcome,
+                "commit": run.commit or None,  # None: finished in a log no boundary commit names
+                "goal": run.goal,
+            }
             if run
             else None
         ),

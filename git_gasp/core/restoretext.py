@@ -159,7 +159,12 @@ def _record_lines(report: Mapping[str, Any]) -> list[str]:
     binding = report["executor"]["binding"]
     return [
         f"{'last run:':<17}"
-        + (f"{run['run_id']} — {run['outcome'] or '-'} ({run['commit'][:12]})" if run else "none"),
+        + (
+            f"{run['run_id']} — {run['outcome'] or '-'} "
+            + (f"({run['commit'][:12]})" if run["commit"] else "(in the log; no boundary commit)")
+            if run
+            else "none"
+        ),
         f"{'patches:':<17}{patches['proposed']} proposed, {patches['promoted']} promoted, "
         f"{patches['rejected']} rejected; eval pass rate "
         + (

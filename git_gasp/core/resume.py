@@ -144,3 +144,23 @@ def logged_finishes(data: bytes, run_ids: Iterable[str]) -> dict[str, Json]:
             payload = event.payload
             found[run_id] = payload.get("outcome") if isinstance(payload, dict) else None
     return found
+
+
+def last_finished(data: bytes, count: int) -> list[tuple[str, str | None, int]]:
+    """The last ``count`` runs a ``run.finished`` of ``data`` (log bytes)
+    finishes, newest first: (run id, outcome, ``ts_ms``). For a history whose
+    runs no boundary commit names (a log seeded in one commit). Only lines
+    holding that text or a ``\\u`` escape are parsed."""
+    lines = [line for line in data.split(b"\n") if _FINISHED_TEXT in line or _ESCAPE in line]
+    found: list[tuple[str, str | None, int]] = []
+    seen: set[str] = set()
+    for event in reversed(parse_log(b"\n".join(lines)).events) if count > 0 and lines else ():
+        run_id = run_id_of(event) if event.kind == RUN_FINISHED else None
+        if run_id is None or run_id in seen:
+            continue
+        seen.add(run_id)
+        outcome = event.payload.get("outcome") if isinstance(event.payload, dict) else None
+        found.append((run_id, outcome if isinstance(outcome, str) else None, event.ts_ms))
+        if len(found) == count:
+            break
+    return found

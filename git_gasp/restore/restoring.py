@@ -30,7 +30,7 @@ from git_gasp.core.graph import Graph, Node
 from git_gasp.core.locations import parse_locations
 from git_gasp.core.manifest import MAX_MANIFEST_BYTES
 from git_gasp.core.restorereport import RestoreInputs, build_report
-from git_gasp.core.resume import ResumedRun, logged_finishes
+from git_gasp.core.resume import ResumedRun
 from git_gasp.core.runlog import RunCommit
 from git_gasp.errors import USAGE, GaspError
 from git_gasp.restore.cloned import refuse_no_agent
@@ -41,6 +41,7 @@ from git_gasp.restore.identity import (
     unhashed,
     verified_identity,
 )
+from git_gasp.restore.loggedruns import logged_runs, mark_logged_finishes
 from git_gasp.restore.repofiles import (
     CONFIG,
     file_cap,
@@ -138,7 +139,8 @@ def describe(
     config = read_config(root, cap)
     say("loading skills")
     skills = skills_at(root, locations["skills"], cap)
-    runs = _runs_then(root, info.historical, folder.graph())
+    log_path = os.path.join(root, *log_rel.split("/"))
+    runs = _runs_then(root, info.historical, folder.graph(), log_path)
     report = build_report(
         RestoreInputs(
             root,
@@ -158,7 +160,7 @@ def describe(
             changed,
         )
     )
-    _mark_logged_finishes(report, info.historical, os.path.join(root, *log_rel.split("/")))
+    mark_logged_finishes(report, info.historical, log_path)
     memory = _memory(root, locations["memory"], cap, report["warnings"])
     recent = runs[:RECENT_RUNS]
     graph = folder.graph()
@@ -167,26 +169,15 @@ def describe(
     return Restored(report, text, root)
 
 
-def _mark_logged_finishes(report: dict[str, Any], historical: bool, log_path: str) -> None:
-    """Each stale run of ``report`` gets ``finished``: whether the log holds
-    its ``run.finished`` (written without its ops pair: a seeded genesis
-    run), and that event's ``outcome``; such a run finished, and is not to be
-    marked abandoned. Not in a fold through ``--at`` (a view of the past)."""
-    stale = report["stale_runs"]
-    if not stale or historical:
-        return
-    with open(log_path, "rb") as log:  # the fold just read it: there and within the cap
-        finished = logged_finishes(log.read(), (r["id"] for r in stale))
-    for run in stale:
-        run["finished"] = run["id"] in finished
-        run["outcome"] = finished.get(run["id"])
-
-
-def _runs_then(root: str, historical: bool, graph: Graph) -> list[RunCommit]:
+def _runs_then(root: str, historical: bool, graph: Graph, log_path: str) -> list[RunCommit]:
     """The boundary commits' runs; in a fold through ``--at``, the runs
-    finished by then (their run.finished was folded)."""
+    finished by then (their run.finished was folded). With no boundary
+    commit at all (a history seeded in one commit), the last runs the log
+    at ``log_path`` finished."""
     runs = _runs(root)
-    return [r for r in runs if _finished_in(graph, r.run_id)] if historical else runs
+    if historical:
+        return [r for r in runs if _finished_in(graph, r.run_id)]
+    return runs or logged_runs(log_path, RECENT_RUNS)
 
 
 def _task(node: Node | None) -> str:
