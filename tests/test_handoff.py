@@ -176,3 +176,21 @@ def test_symlinks_in_a_skill_are_not_carried_and_a_rerun_is_still_unchanged(
     assert not (work / ".agents" / "skills" / "deploy" / "link").exists()
     again = _handoff(capsys, "--to", "codex", str(work), "--repo", str(agent))
     assert not any(t["changed"] for t in again["taken"])
+
+
+def test_handoff_inside_an_agent_repo_hands_off_that_repo_and_says_so(
+    agent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GASP_AGENT_REPO", raising=False)
+    monkeypatch.chdir(agent)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    code, out, err = run_cli(capsys, "handoff", "--to", "codex", str(workspace))
+    assert code == 0, err
+    assert out.splitlines()[0] == f"handed {agent} to codex in {workspace}"
+    assert "handed" in (workspace / "AGENTS.md").read_text()
+    # $GASP_AGENT_REPO still comes before the current directory
+    other = tmp_path / "other"
+    assert run_cli(capsys, "init", str(other), "--agent-id", "other")[0] == 0
+    monkeypatch.setenv("GASP_AGENT_REPO", str(other))
+    assert _handoff(capsys, "--to", "codex", str(workspace))["repo"] == str(other)

@@ -731,6 +731,10 @@ BAD_INPUT: list[tuple[list[str], int, str]] = [
     (["goal", "--payload-json", '{"title":"g","id":"x"}'], USAGE, "unknown key 'id'"),
     (["goal", "--payload-json", '{"title":7}'], USAGE, "must be a string"),
     (["goal", "--summary", "no title"], USAGE, "needs --title"),
+    (["task", "--title", ""], USAGE, "`title` (--title) must say something, not be empty"),
+    (["frame", "--title", "  "], USAGE, "must say something, not be only whitespace"),
+    (["goal", "--payload-json", '{"title":" \\t"}'], USAGE, "must say something"),
+    (["patch", "--title", "\n"], USAGE, "must say something"),
     (["goal", "--title", "g", "--status", "Done"], USAGE, "is not a valid status"),
     (["goal", "--title", "g", "--owner", "alice"], USAGE, "is not KIND:ID"),
     (["goal", "--id", "goal_1", "--title", "again"], FINDINGS, "already exists"),
@@ -772,6 +776,30 @@ def test_bad_input_is_one_error_and_one_hint(
     assert lines[0].startswith("error: ") and message in lines[0], err
     assert len(lines) == 2 and lines[1].startswith("hint: "), err
     assert log_path(repo).read_bytes() == before
+
+
+def test_a_blank_title_or_task_is_refused_with_a_hint(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = log_path(repo).read_bytes()
+    for task in ("", "   "):
+        code, out, err = run(capsys, "run", "start", "--task", task, "-C", str(repo))
+        assert (code, out) == (USAGE, ""), err
+        assert err.splitlines()[0].startswith("error: start_run: `task` (--task) must say")
+        assert err.splitlines()[1] == (
+            "hint: give a one-line task, e.g. git gasp run start --task 'Fix the flaky login test'"
+        )
+    agent = Agent.open(str(repo), worker="w")
+    for call in (
+        lambda: agent.start_run(" "),
+        lambda: agent.record_task(None, "\t"),
+        lambda: agent.record_observation(None, ""),
+        lambda: agent.record_hypothesis(None, " "),
+    ):
+        with pytest.raises(GaspError, match="must say something") as caught:
+            call()
+        assert caught.value.exit_code == USAGE
+    assert log_path(repo).read_bytes() == before and agent.open_run is None
 
 
 def test_missing_nodes_are_refused_inside_a_run(

@@ -281,9 +281,30 @@ def typed_arguments(fn: F) -> F:
                     f"see help(git_gasp.agent.api.Agent.{fn.__name__})",
                     USAGE,
                 )
+            blank_text(fn.__name__, name, value)
         return fn(*args, **kwargs)
 
     return cast(F, wrapper)
+
+
+# the arguments that name what a node or run is: a person reads them in every list
+_NAMED_BY = {"title": "--title", "task": "--task"}
+_COMMANDS = {"start_run": "run start", "propose_patch": "record patch"}
+
+
+def blank_text(helper: str, name: str, value: object) -> None:
+    """Refuse a title (or a run's task) that is empty or only whitespace: the
+    log would keep a node no list can name."""
+    flag = _NAMED_BY.get(name)
+    if flag is None or not isinstance(value, str) or value.strip():
+        return
+    command = _COMMANDS.get(helper, "record " + helper.removeprefix("record_").replace("_", "-"))
+    shown = "empty" if not value else f"only whitespace ({value!r})"
+    raise GaspError(
+        f"{helper}: `{name}` ({flag}) must say something, not be {shown}",
+        f"give a one-line {name}, e.g. git gasp {command} {flag} 'Fix the flaky login test'",
+        USAGE,
+    )
 
 
 def _fits(value: Any, hint: Any) -> bool:

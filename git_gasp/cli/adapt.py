@@ -142,7 +142,10 @@ def status(repo: str | None, as_json: bool) -> int:
     help="The harness to hand the agent to.",
 )
 @click.argument("directory", required=False, type=click.Path(file_okay=False), metavar="[DIR]")
-@agent_repo_option("to hand off, read only (DIR is written)")
+@agent_repo_option(
+    "to hand off, read only (DIR is written)",
+    "$GASP_AGENT_REPO, else gasp.agentRepo, else the current directory when it is one",
+)
 @click.option(
     "--budget",
     "budget",
@@ -163,7 +166,7 @@ def handoff(
     from git_gasp.live.handoff import handoff as do_handoff
     from git_gasp.live.handoff import handoff_text
 
-    root = os.path.abspath(agent_repo(repo, "to hand off"))
+    root = os.path.abspath(agent_repo(repo, "to hand off", here=True))
     dest = os.path.abspath(directory or ".")
     report = do_handoff(to, dest, root, _budget(budget))
     emit(as_json, report, handoff_text(report))
